@@ -1,0 +1,79 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, formatSize, type ErrorBody, type Logger } from '../../../../libs/platform/src';
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  408: 'request_timeout',
+  409: 'conflict',
+  411: 'length_required',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_error',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+export interface MappedError {
+  status: number;
+  body: ErrorBody;
+  /** Server faults are logged with their stack; client errors are not. */
+  fault: boolean;
+}
+
+/** Maps anything thrown while serving a request to the `{error: {code, message}}` envelope. */
+export function mapError(err: unknown, request: { id: string; method: string; url: string }, bodyLimit: number): MappedError {
+  if (err instanceof AppError) return { status: err.status, body: err.toBody(), fault: err.status >= 500 };
+  const e = err as { code?: string; statusCode?: number; message?: string; validation?: unknown };
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return envelope(400, 'invalid_request', `Malformed JSON in request body: ${e.message ?? 'cannot parse'}`);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return envelope(413, 'payload_too_large', `Request body is larger than the limit of ${formatSize(bodyLimit)} (${bodyLimit} bytes)`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return envelope(415, 'unsupported_media_type', 'Unsupported Content-Type; send application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return envelope(400, 'invalid_request', 'Content-Length does not match the body');
+  }
+  if (e.validation) return envelope(400, 'invalid_request', e.message ?? 'Invalid request');
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    if (status === 404) return envelope(404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+    const response = err.getResponse();
+    const message = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? err.message);
+    return envelope(status, CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request'), Array.isArray(message) ? message.join('; ') : String(message));
+  }
+  const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
+  if (status < 500) return envelope(status, CODE_BY_STATUS[status] ?? 'invalid_request', e.message ?? 'Invalid request');
+  return { ...envelope(500, 'internal_error', `Internal server error (request id ${request.id})`), fault: true };
+}
+
+function envelope(status: number, code: string, message: string): MappedError {
+  return { status, body: { error: { code, message } }, fault: false };
+}
+
+export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply, bodyLimit: number, logger: Logger): void {
+  const mapped = mapError(err, request, bodyLimit);
+  if (mapped.fault) logger.error({ err, reqId: request.id }, 'request failed');
+  if (!reply.sent) void reply.status(mapped.status).header('content-type', 'application/json; charset=utf-8').send(mapped.body);
+}
+
+/** Nest-level filter: errors thrown by controllers, guards and Nest's own 404. */
+@Catch()
+export class ErrorEnvelopeFilter implements ExceptionFilter {
+  constructor(
+    private readonly bodyLimit: number,
+    private readonly logger: Logger,
+  ) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    sendError(exception, ctx.getRequest<FastifyRequest>(), ctx.getResponse<FastifyReply>(), this.bodyLimit, this.logger);
+  }
+}

@@ -1,0 +1,35 @@
+import type { RebuildProgress } from '../../../projections';
+
+function duration(seconds: number | undefined): string {
+  if (seconds === undefined || !Number.isFinite(seconds)) return '--:--';
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${pad(m)}:${pad(s % 60)}`;
+}
+
+/** One line of rebuild progress: bar, position/head, events/s and ETA. */
+export function renderProgress(p: RebuildProgress, width = 30): string {
+  const ratio = p.head > 0 ? Math.min(p.position / p.head, 1) : 1;
+  const filled = Math.round(ratio * width);
+  const bar = '#'.repeat(filled) + '-'.repeat(width - filled);
+  return `${p.projection} g${p.generation} [${bar}] ${(ratio * 100).toFixed(1).padStart(5)}%  position ${p.position}/${p.head}  ${Math.round(p.eventsPerSecond)} events/s  ETA ${duration(p.etaSeconds)}`;
+}
+
+/** Redraws in place on a terminal; prints a line every few seconds otherwise (CI logs, pipes). */
+export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): { update(p: RebuildProgress): void; done(p?: RebuildProgress): void } {
+  let last = 0;
+  return {
+    update(p) {
+      if (stream.isTTY) stream.write(`\r${renderProgress(p)}\x1b[K`);
+      else if (Date.now() - last > 2000) {
+        last = Date.now();
+        stream.write(`${renderProgress(p)}\n`);
+      }
+    },
+    done(p) {
+      if (p) stream.write(`${stream.isTTY ? '\r' : ''}${renderProgress(p)}${stream.isTTY ? '\x1b[K' : ''}\n`);
+    },
+  };
+}

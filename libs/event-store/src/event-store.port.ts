@@ -1,0 +1,102 @@
+/** Injection token for the EventStore port; apps and contexts depend on this, never on an adapter. */
+export const EVENT_STORE = Symbol('EVENT_STORE');
+
+/** Metadata every recorded event carries. `schema` is the version of `data`'s shape for its type. */
+export interface EventMetadata {
+  actor?: string;
+  request_id?: string;
+  run_id?: string;
+  schema: number;
+  timestamp: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<Data = unknown> {
+  /** Client-assigned UUID: appending an event id that is already stored is an idempotent retry. */
+  id?: string;
+  type: string;
+  data: Data;
+  metadata?: Partial<EventMetadata>;
+}
+
+export interface RecordedEvent<Data = unknown> {
+  id: string;
+  stream: string;
+  /** Position in its stream, from 0. */
+  revision: number;
+  /** Position in the whole log, from 1, increasing in commit order. */
+  position: number;
+  type: string;
+  data: Data;
+  metadata: EventMetadata;
+  createdAt: string;
+}
+
+/** `no_stream`: the stream must not exist; `stream_exists`: it must; a number: its last revision; `any`: no check. */
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | number;
+
+export interface AppendOptions {
+  expectedRevision?: ExpectedRevision;
+}
+
+export interface AppendResult {
+  /** Revision of the stream's last event after the append. */
+  nextRevision: number;
+  /** Log position of the last appended event (use it to wait for projections). */
+  position: number;
+  /** True when every event id was already stored: a retry, nothing new was appended. */
+  duplicate: boolean;
+}
+
+export interface EventFilter {
+  types?: string[];
+  /** Stream names starting with any of these (e.g. `import-`, `datatarget-42`). */
+  streamPrefixes?: string[];
+}
+
+export interface ReadAllOptions {
+  /** Read events with a position greater than this (0 = from the start). */
+  after?: number;
+  limit?: number;
+  filter?: EventFilter;
+}
+
+export interface ReadAllPage {
+  events: RecordedEvent[];
+  /**
+   * How far the read looked: a reader may store this as its checkpoint even when a filter left
+   * `events` empty, so it does not scan the same range again.
+   */
+  position: number;
+}
+
+export interface ReadStreamOptions {
+  fromRevision?: number;
+  limit?: number;
+  direction?: 'forwards' | 'backwards';
+}
+
+export interface SubscribeOptions {
+  after?: number;
+  filter?: EventFilter;
+  batchSize?: number;
+}
+
+/** A catch-up subscription: pages of events in position order, then new ones as they commit. */
+export interface EventSubscription extends AsyncIterable<ReadAllPage> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'esdb';
+  append(stream: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<ReadAllPage>;
+  subscribe(options?: SubscribeOptions): EventSubscription;
+  /** Position of the last committed event (0 when the log is empty). */
+  headPosition(): Promise<number>;
+  /** Resolves when an event past `position` may have been committed, or after `timeoutMs`. */
+  waitForAppend(position: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,7 @@
+export * from './event-store.port';
+export * from './event-store.errors';
+export * from './event-store.factory';
+export * from './upcasters';
+export { catchUpSubscription } from './catch-up';
+export { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS } from './postgres/postgres-event-store';
+export { EsdbEventStore } from './esdb/esdb-event-store';

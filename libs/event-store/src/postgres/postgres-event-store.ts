@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import type { Pool, PoolClient } from 'pg';
+import { catchUpSubscription } from '../catch-up';
+import { IdempotencyConflictError, InvalidAppendError, WrongExpectedRevisionError } from '../event-store.errors';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventFilter,
+  EventMetadata,
+  EventStore,
+  EventSubscription,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadAllPage,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+} from '../event-store.port';
+import { UpcasterRegistry } from '../upcasters';
+
+/** Folder of the event log's SQL migrations, for the platform's migration runner. */
+export const POSTGRES_EVENT_STORE_MIGRATIONS = { component: 'event-store', dir: path.join(__dirname, 'migrations') };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface AppendListener {
+  on(event: 'mds_events', listener: (payload: string) => void): unknown;
+  off(event: 'mds_events', listener: (payload: string) => void): unknown;
+}
+
+export interface PostgresEventStoreOptions {
+  upcasters?: UpcasterRegistry;
+  /** Source of `mds_events` notifications (a PgNotifications listening on that channel); without it readers poll. */
+  notifications?: AppendListener;
+}
+
+interface EventRow {
+  position: number;
+  stream: string;
+  revision: number;
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  created_at: string;
+}
+
+const COLUMNS = `position, stream, revision, id, type, data, metadata, to_json(created_at)#>>'{}' AS created_at`;
+
+function expectedCode(expected: ExpectedRevision): number {
+  switch (expected) {
+    case 'any':
+      return -1;
+    case 'no_stream':
+      return -2;
+    case 'stream_exists':
+      return -3;
+    default:
+      if (!Number.isSafeInteger(expected) || expected < 0) throw new InvalidAppendError(`expected revision must be a revision >= 0, got ${expected}`);
+      return expected;
+  }
+}
+
+function likePrefix(prefix: string): string {
+  return prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
+}
+
+export function validateStreamName(stream: string): void {
+  if (typeof stream !== 'string' || stream.length === 0 || stream.length > 500 || stream.startsWith('$')) {
+    throw new InvalidAppendError(`invalid stream name "${stream}"`);
+  }
+}
+
+export function prepareEvents(events: NewEvent[], now = new Date().toISOString()) {
+  if (!Array.isArray(events) || events.length === 0) throw new InvalidAppendError('an append needs at least one event');
+  return events.map((e) => {
+    if (!e.type || typeof e.type !== 'string') throw new InvalidAppendError('every event needs a type');
+    const id = e.id ?? randomUUID();
+    if (!UUID.test(id)) throw new InvalidAppendError(`event id must be a UUID, got "${id}"`);
+    const metadata: EventMetadata = { ...e.metadata, schema: e.metadata?.schema ?? 1, timestamp: e.metadata?.timestamp ?? now };
+    return { id: id.toLowerCase(), type: e.type, data: e.data ?? null, metadata };
+  });
+}
+
+export class PostgresEventStore implements EventStore {
+  readonly kind = 'postgres' as const;
+  private readonly upcasters: UpcasterRegistry;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly options: PostgresEventStoreOptions = {},
+  ) {
+    this.upcasters = options.upcasters ?? new UpcasterRegistry();
+  }
+
+  async append(stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    return this.appendWithin(this.pool, stream, events, options);
+  }
+
+  /**
+   * Appends inside a transaction the caller owns (the append is visible when the caller commits).
+   * The log's head lock is held from this call until that commit, so keep the rest short.
+   */
+  async appendWithin(db: Pool | PoolClient, stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    validateStreamName(stream);
+    const prepared = prepareEvents(events);
+    const expected = expectedCode(options.expectedRevision ?? 'any');
+    try {
+      const { rows } = await db.query<{ next_revision: number; last_position: number; duplicate: boolean }>(
+        'SELECT next_revision, last_position, duplicate FROM mds_append($1, $2, $3::jsonb)',
+        [stream, expected, JSON.stringify(prepared)],
+      );
+      return { nextRevision: rows[0].next_revision, position: rows[0].last_position, duplicate: rows[0].duplicate };
+    } catch (err) {
+      throw this.translate(err, stream, options.expectedRevision ?? 'any');
+    }
+  }
+
+  private translate(err: unknown, stream: string, expected: ExpectedRevision): unknown {
+    const e = err as { code?: string; detail?: string; message?: string };
+    if (e.code === 'MDS01') {
+      const actual = Number(e.detail);
+      return new WrongExpectedRevisionError(stream, expected, actual < 0 ? 'no_stream' : actual);
+    }
+    if (e.code === 'MDS03') return new IdempotencyConflictError(stream, e.message ?? 'event ids already stored');
+    if (e.code === 'MDS02') return new InvalidAppendError(e.message ?? 'empty append');
+    return err;
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM mds_events
+        WHERE stream = $1 AND revision ${backwards ? '<=' : '>='} $2
+        ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT $3`,
+      [stream, from, options.limit ?? null],
+    );
+    return rows.map((r) => this.toRecorded(r));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<ReadAllPage> {
+    const after = options.after ?? 0;
+    const limit = options.limit ?? 1000;
+    const { where, params } = this.filterSql(options.filter, 3);
+    // Head and events come from one statement, so one snapshot: the page's position is exact.
+    const { rows } = await this.pool.query<EventRow & { head: number }>(
+      `WITH h AS (SELECT position AS head FROM mds_log_head)
+       SELECT h.head, e.* FROM h LEFT JOIN LATERAL (
+         SELECT ${COLUMNS} FROM mds_events
+          WHERE position > $1 ${where}
+          ORDER BY position LIMIT $2) e ON true`,
+      [after, limit, ...params],
+    );
+    const head = rows[0]?.head ?? 0;
+    const events = rows.filter((r) => r.position !== null).map((r) => this.toRecorded(r));
+    const position = events.length === limit ? events[events.length - 1].position : Math.max(after, head);
+    return { events, position };
+  }
+
+  private filterSql(filter: EventFilter | undefined, firstParam: number): { where: string; params: unknown[] } {
+    const parts: string[] = [];
+    const params: unknown[] = [];
+    if (filter?.types) {
+      params.push(filter.types);
+      parts.push(`type = ANY($${firstParam + params.length - 1}::text[])`);
+    }
+    if (filter?.streamPrefixes) {
+      params.push(filter.streamPrefixes.map(likePrefix));
+      parts.push(`stream LIKE ANY($${firstParam + params.length - 1}::text[])`);
+    }
+    return { where: parts.map((p) => `AND ${p}`).join(' '), params };
+  }
+
+  subscribe(options: SubscribeOptions = {}): EventSubscription {
+    return catchUpSubscription(this, options, this.options.notifications ? 5000 : 250);
+  }
+
+  async headPosition(): Promise<number> {
+    const { rows } = await this.pool.query<{ position: number }>('SELECT position FROM mds_log_head');
+    return rows[0]?.position ?? 0;
+  }
+
+  waitForAppend(position: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const notifications = this.options.notifications;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        notifications?.off('mds_events', onNotify);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const onNotify = (payload: string) => {
+        if (Number(payload) > position) done();
+      };
+      const timer = setTimeout(done, notifications ? timeoutMs : Math.min(timeoutMs, 250));
+      notifications?.on('mds_events', onNotify);
+      signal?.addEventListener('abort', done);
+      // The notification may have fired between the caller's read and now.
+      this.headPosition().then((head) => head > position && done(), () => undefined);
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1 FROM mds_log_head');
+  }
+
+  async close(): Promise<void> {
+    // The pool belongs to the caller.
+  }
+
+  private toRecorded(row: EventRow): RecordedEvent {
+    const event: RecordedEvent = {
+      id: row.id,
+      stream: row.stream,
+      revision: row.revision,
+      position: row.position,
+      type: row.type,
+      data: row.data,
+      metadata: row.metadata,
+      createdAt: row.created_at,
+    };
+    return this.upcasters.apply(event);
+  }
+}

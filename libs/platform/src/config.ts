@@ -1,0 +1,78 @@
+import * as path from 'node:path';
+
+/** Every setting the service reads, in one place; the README's configuration table mirrors it. */
+export interface AppConfig {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  embeddedPgPort?: number;
+  eventStoreUrl?: string;
+  bodyLimitBytes: number;
+  logLevel: string;
+  poolSize: number;
+  projectionBatchSize: number;
+  projectionIdleMs: number;
+  leaseRetryMs: number;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2, gb: 1024 ** 3, gib: 1024 ** 3 };
+
+/** Parses "32MiB", "512kb", "1048576" into bytes. */
+export function parseSize(name: string, raw: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw);
+  const unit = match ? SIZE_UNITS[match[2].toLowerCase()] : undefined;
+  if (!match || unit === undefined) throw new ConfigError(`${name} must be a size such as 32MiB or 1048576, got "${raw}"`);
+  const bytes = Math.floor(Number(match[1]) * unit);
+  if (bytes < 1) throw new ConfigError(`${name} must be at least 1 byte`);
+  return bytes;
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const eventStoreUrl = env.EVENTSTORE_URL?.trim() || undefined;
+  if (eventStoreUrl && !/^(esdb|esdb\+discover|kurrentdb|kdb):\/\//.test(eventStoreUrl)) {
+    throw new ConfigError('EVENTSTORE_URL must be an esdb:// connection string');
+  }
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST?.trim() || '0.0.0.0',
+    databaseUrl,
+    dataDir: path.resolve(env.MDS_DATA_DIR?.trim() || '.mds-data'),
+    embeddedPgPort: env.MDS_EMBEDDED_PG_PORT ? int(env, 'MDS_EMBEDDED_PG_PORT', 0, 1, 65535) : undefined,
+    eventStoreUrl,
+    bodyLimitBytes: env.MDS_BODY_LIMIT ? parseSize('MDS_BODY_LIMIT', env.MDS_BODY_LIMIT) : 32 * 1024 ** 2,
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    poolSize: int(env, 'MDS_PG_POOL_SIZE', 10, 1, 1000),
+    projectionBatchSize: int(env, 'MDS_PROJECTION_BATCH_SIZE', 500, 1, 100_000),
+    projectionIdleMs: int(env, 'MDS_PROJECTION_IDLE_MS', 1000, 10, 60_000),
+    leaseRetryMs: int(env, 'MDS_LEASE_RETRY_MS', 2000, 10, 600_000),
+    shutdownTimeoutMs: int(env, 'MDS_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+  };
+}

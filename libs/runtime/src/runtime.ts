@@ -1,0 +1,96 @@
+import * as path from 'node:path';
+import {
+  createEventStore,
+  POSTGRES_EVENT_STORE_MIGRATIONS,
+  UpcasterRegistry,
+  type EventStore,
+} from '../../event-store/src';
+import {
+  createLogger,
+  createPool,
+  PgNotifications,
+  runMigrations,
+  startEmbeddedPostgres,
+  type AppConfig,
+  type EmbeddedPostgresHandle,
+  type Logger,
+  type Pool,
+} from '../../platform/src';
+import { PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Projection, type RunnerDeps } from '../../../projections';
+
+/** Upcasters of every context's events; contexts register theirs here as their events evolve. */
+export function createUpcasters(): UpcasterRegistry {
+  return new UpcasterRegistry();
+}
+
+/**
+ * The composition root shared by every entry point (all-in-one start, api, projector, outlet
+ * worker, CLI): database (embedded or DATABASE_URL), migrations, notifications, the event store.
+ */
+export interface Runtime {
+  config: AppConfig;
+  logger: Logger;
+  pool: Pool;
+  databaseUrl: string;
+  notifications: PgNotifications;
+  store: EventStore;
+  projections: Projection[];
+  embedded?: EmbeddedPostgresHandle;
+  runnerDeps(): RunnerDeps;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(
+  config: AppConfig,
+  options: { logger?: Logger; projections?: Projection[]; role?: string; poolSize?: number } = {},
+): Promise<Runtime> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  let embedded: EmbeddedPostgresHandle | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger });
+    databaseUrl = embedded.url;
+  }
+  const pool = createPool(databaseUrl, { max: options.poolSize ?? config.poolSize, applicationName: `mds-${options.role ?? 'service'}`, logger });
+  try {
+    await runMigrations(pool, [
+      { component: 'platform', dir: path.join(__dirname, 'migrations') },
+      POSTGRES_EVENT_STORE_MIGRATIONS,
+      PROJECTION_CATALOG_MIGRATIONS,
+    ], logger);
+    const notifications = new PgNotifications(databaseUrl, ['mds_events', 'mds_checkpoints'], logger);
+    await notifications.start();
+    const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, notifications, upcasters: createUpcasters() });
+    const url = databaseUrl;
+    const projections = options.projections ?? PROJECTIONS;
+    return {
+      config,
+      logger,
+      pool,
+      databaseUrl: url,
+      notifications,
+      store,
+      projections,
+      embedded,
+      runnerDeps: () => ({
+        pool,
+        databaseUrl: url,
+        store,
+        logger,
+        batchSize: config.projectionBatchSize,
+        idleMs: config.projectionIdleMs,
+        leaseRetryMs: config.leaseRetryMs,
+      }),
+      async close() {
+        await notifications.close();
+        await store.close();
+        await pool.end();
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw err;
+  }
+}

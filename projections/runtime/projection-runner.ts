@@ -1,0 +1,275 @@
+import { Client, type Pool } from 'pg';
+import type { EventStore, ReadAllPage } from '../../libs/event-store/src';
+import { quoteIdent, type Logger } from '../../libs/platform/src';
+import { createGeneration, dropRetiredGenerations, getGeneration, liveGeneration, pointViews, type Generation } from './catalog';
+import type { Projection } from './projection';
+
+export interface RunnerDeps {
+  pool: Pool;
+  databaseUrl: string;
+  store: EventStore;
+  logger?: Logger;
+  batchSize: number;
+  idleMs: number;
+  leaseRetryMs: number;
+}
+
+/** Advisory-lock namespace of projection leases ("mds" in ASCII). */
+const LEASE_NAMESPACE = 0x6d6473;
+
+export function openDedicatedClient(deps: Pick<RunnerDeps, 'databaseUrl' | 'logger'>, role: string): Promise<Client> {
+  const client = new Client({ connectionString: deps.databaseUrl, application_name: `mds-${role}` });
+  client.on('error', (err) => deps.logger?.warn({ err: err.message, role }, 'dedicated connection failed'));
+  return client.connect().then(() => client);
+}
+
+export async function tryLease(client: Client, key: string): Promise<boolean> {
+  const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LEASE_NAMESPACE, key]);
+  return rows[0].ok;
+}
+
+export async function releaseLease(client: Client, key: string): Promise<void> {
+  await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LEASE_NAMESPACE, key]);
+}
+
+/**
+ * Applies one page to a generation and moves its checkpoint in the same transaction. The checkpoint
+ * update is a compare-and-set on the checkpoint the page was read after: if anyone else moved it, or
+ * the generation was retired by a switch, nothing is committed and the caller reloads.
+ */
+export async function applyPage(client: Client, projection: Projection, gen: Generation, page: ReadAllPage): Promise<boolean> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
+    if (page.events.length > 0) {
+      await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
+    }
+    const moved = await client.query(
+      `UPDATE mds_projections SET checkpoint = $3, updated_at = now()
+        WHERE name = $1 AND generation = $2 AND checkpoint = $4 AND state <> 'retired'`,
+      [projection.name, gen.generation, page.position, gen.checkpoint],
+    );
+    if (moved.rowCount !== 1) {
+      await client.query('ROLLBACK');
+      return false;
+    }
+    await client.query(`SELECT pg_notify('mds_checkpoints', $1)`, [`${projection.name}:${page.position}`]);
+    await client.query('COMMIT');
+    gen.checkpoint = page.position;
+    return true;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+export function readPage(store: EventStore, projection: Projection, after: number, limit: number): Promise<ReadAllPage> {
+  const filter = projection.eventTypes || projection.streamPrefixes ? { types: projection.eventTypes, streamPrefixes: projection.streamPrefixes } : undefined;
+  return store.readAll({ after, limit, filter });
+}
+
+export interface RebuildProgress {
+  projection: string;
+  generation: number;
+  position: number;
+  head: number;
+  events: number;
+  eventsPerSecond: number;
+  etaSeconds: number | undefined;
+}
+
+export interface RebuildResult {
+  generation: number;
+  retired?: number;
+  events: number;
+  seconds: number;
+}
+
+/**
+ * Blue/green rebuild: builds a new generation from position 0 in its own schema while the live one
+ * keeps serving and applying, then switches the views in one transaction that first locks the live
+ * generation's row (its runner cannot commit meanwhile) and applies whatever the new one still lacks.
+ */
+export async function rebuildProjection(
+  deps: RunnerDeps,
+  projection: Projection,
+  options: { onProgress?: (p: RebuildProgress) => void; signal?: AbortSignal } = {},
+): Promise<RebuildResult> {
+  const started = Date.now();
+  const client = await openDedicatedClient(deps, `rebuild-${projection.name}`);
+  const buildLease = `${projection.name}#build`;
+  try {
+    if (!(await tryLease(client, buildLease))) throw new Error(`a rebuild of ${projection.name} is already running`);
+    // Holding the build lease, any generation still 'building' was left by a rebuild that died.
+    await deps.pool.query(`UPDATE mds_projections SET state = 'retired' WHERE name = $1 AND state = 'building'`, [projection.name]);
+    await dropRetiredGenerations(deps.pool, projection.name);
+    const gen = await createGeneration(deps.pool, projection);
+    if (gen.state === 'live') {
+      // Nothing was serving: the new generation is live at once and its runner fills it.
+      return { generation: gen.generation, events: 0, seconds: (Date.now() - started) / 1000 };
+    }
+    let events = 0;
+    let head = await deps.store.headPosition();
+    let lastReport = 0;
+    const report = (force = false) => {
+      const now = Date.now();
+      if (!options.onProgress || (!force && now - lastReport < 250)) return;
+      lastReport = now;
+      const seconds = Math.max((now - started) / 1000, 0.001);
+      const rate = events / seconds;
+      const remaining = Math.max(head - gen.checkpoint, 0);
+      options.onProgress({
+        projection: projection.name,
+        generation: gen.generation,
+        position: gen.checkpoint,
+        head,
+        events,
+        eventsPerSecond: rate,
+        etaSeconds: rate > 0 ? remaining / rate : undefined,
+      });
+    };
+    for (;;) {
+      if (options.signal?.aborted) throw new Error('rebuild aborted');
+      const page = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize);
+      if (page.position === gen.checkpoint) break;
+      if (!(await applyPage(client, projection, gen, page))) throw new Error(`generation ${gen.generation} of ${projection.name} was changed by another process`);
+      events += page.events.length;
+      if (gen.checkpoint >= head) head = await deps.store.headPosition();
+      report();
+      if (page.events.length < deps.batchSize && gen.checkpoint >= head) break;
+    }
+    const retired = await switchTo(client, deps, projection, gen);
+    report(true);
+    await dropRetiredGenerations(deps.pool, projection.name);
+    return { generation: gen.generation, retired, events, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function switchTo(client: Client, deps: RunnerDeps, projection: Projection, gen: Generation): Promise<number | undefined> {
+  await client.query('BEGIN');
+  try {
+    const live = await liveGeneration(client as never, projection.name, true);
+    await client.query(`SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
+    let checkpoint = gen.checkpoint;
+    while (live && checkpoint < live.checkpoint) {
+      const page = await readPage(deps.store, projection, checkpoint, deps.batchSize);
+      if (page.position === checkpoint) break;
+      if (page.events.length > 0) {
+        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
+      }
+      checkpoint = page.position;
+    }
+    if (live) await client.query(`UPDATE mds_projections SET state = 'retired', updated_at = now() WHERE name = $1 AND generation = $2`, [projection.name, live.generation]);
+    const moved = await client.query(
+      `UPDATE mds_projections SET state = 'live', checkpoint = $3, updated_at = now() WHERE name = $1 AND generation = $2 AND state = 'building'`,
+      [projection.name, gen.generation, checkpoint],
+    );
+    if (moved.rowCount !== 1) throw new Error(`generation ${gen.generation} of ${projection.name} is no longer building`);
+    await pointViews(client as never, projection, gen.schemaName);
+    await client.query(`SELECT pg_notify('mds_checkpoints', $1)`, [`${projection.name}:${checkpoint}`]);
+    await client.query('COMMIT');
+    gen.checkpoint = checkpoint;
+    gen.state = 'live';
+    deps.logger?.info({ projection: projection.name, generation: gen.generation, retired: live?.generation, checkpoint }, 'projection switched to new generation');
+    return live?.generation;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Runs one projection in a projector process: takes the projection's lease (a session advisory
+ * lock; other projectors stand by and retry), then applies the live generation batch by batch on
+ * the lease's own connection, so losing the connection also loses the lease.
+ */
+export class ProjectionWorker {
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private client?: Client;
+  private done?: Promise<void>;
+  leaseHeld = false;
+
+  constructor(
+    private readonly deps: RunnerDeps,
+    private readonly projection: Projection,
+  ) {}
+
+  start(): void {
+    this.done = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    await this.done;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.abort.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const log = this.deps.logger?.child({ projection: this.projection.name });
+    while (!this.stopped) {
+      try {
+        this.client = await openDedicatedClient(this.deps, `projector-${this.projection.name}`);
+        while (!this.stopped && !(await tryLease(this.client, this.projection.name))) await this.sleep(this.deps.leaseRetryMs);
+        if (this.stopped) break;
+        this.leaseHeld = true;
+        log?.info('projection lease acquired');
+        await this.runLive(log);
+      } catch (err) {
+        if (!this.stopped) {
+          log?.error({ err: (err as Error).message }, 'projection runner failed; restarting');
+          await this.sleep(1000);
+        }
+      } finally {
+        this.leaseHeld = false;
+        await this.client?.end().catch(() => undefined);
+        this.client = undefined;
+      }
+    }
+  }
+
+  private async runLive(log?: Logger): Promise<void> {
+    const client = this.client!;
+    let rebuilding: Promise<unknown> | undefined;
+    while (!this.stopped) {
+      let gen = await liveGeneration(this.deps.pool, this.projection.name);
+      if (!gen) gen = await createGeneration(this.deps.pool, this.projection);
+      if (gen.state !== 'live') gen = (await getGeneration(this.deps.pool, this.projection.name, gen.generation))!;
+      if (gen.version !== this.projection.version && !rebuilding) {
+        log?.info({ from: gen.version, to: this.projection.version }, 'projection version changed: rebuilding beside the live generation');
+        rebuilding = rebuildProjection(this.deps, this.projection, { signal: this.abort.signal }).catch((err) => {
+          if (!this.stopped) log?.error({ err: (err as Error).message }, 'automatic rebuild failed');
+        });
+      }
+      // Runs the generation until it is retired by a switch (or the worker stops).
+      while (!this.stopped) {
+        const page = await readPage(this.deps.store, this.projection, gen.checkpoint, this.deps.batchSize);
+        if (page.position === gen.checkpoint) {
+          await this.deps.store.waitForAppend(gen.checkpoint, this.deps.idleMs, this.abort.signal);
+          continue;
+        }
+        if (!(await applyPage(client, this.projection, gen, page))) break;
+      }
+    }
+    await rebuilding;
+  }
+}
+
+export interface ProjectionStatus {
+  name: string;
+  version: number;
+  generation?: number;
+  liveVersion?: number;
+  checkpoint: number;
+  lag: number;
+  building?: { generation: number; version: number; checkpoint: number };
+}

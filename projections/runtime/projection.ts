@@ -1,0 +1,35 @@
+import type { PoolClient } from 'pg';
+import type { RecordedEvent } from '../../libs/event-store/src';
+
+/** What `apply` gets: the transaction (search_path set to the generation's schema) and the page's end. */
+export interface ProjectionTx {
+  query: PoolClient['query'];
+  /** Schema of the generation being written (tables are reachable unqualified too). */
+  schema: string;
+  /** Checkpoint this batch commits: the position the read went up to. */
+  position: number;
+}
+
+export interface Projection {
+  /** snake_case; also the prefix of its schemas and its checkpoint key. */
+  name: string;
+  /** Bump on any change of logic or tables: a new version is rebuilt beside the serving one. */
+  version: number;
+  /** Event types it handles; the runner reads only those (all when absent). */
+  eventTypes?: string[];
+  streamPrefixes?: string[];
+  /** Tables its migrations create; each is served to readers as a view of the same name. */
+  tables: string[];
+  /** Folder of `*.sql` run, in name order, inside a new generation's schema. */
+  migrationsDir: string;
+  /** Applies one page of events; must be deterministic (a rebuild gives byte-identical tables). */
+  apply(events: RecordedEvent[], tx: ProjectionTx): Promise<void>;
+}
+
+const NAME = /^[a-z][a-z0-9_]{0,40}$/;
+
+export function assertValidProjection(p: Projection): void {
+  if (!NAME.test(p.name)) throw new Error(`projection name "${p.name}" must be snake_case (a-z, 0-9, _)`);
+  if (!Number.isInteger(p.version) || p.version < 1) throw new Error(`projection ${p.name}: version must be a positive integer`);
+  for (const t of p.tables) if (!NAME.test(t)) throw new Error(`projection ${p.name}: table "${t}" must be snake_case`);
+}

@@ -1,0 +1,40 @@
+import { Writable } from 'node:stream';
+import { createLogger, loadConfig, type AppConfig, type Logger } from '../../libs/platform/src';
+import { openRuntime, type Runtime } from '../../libs/runtime/src';
+import type { Projection } from '../../projections';
+import { createTestDatabase, type TestDatabase } from './database';
+
+export interface TestRuntime extends Runtime {
+  db: TestDatabase;
+  /** Every log line written so far (JSON), for assertions on logging. */
+  logLines: string[];
+}
+
+export function captureLogger(lines: string[], level = 'info'): Logger {
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return createLogger(level, 'mds-test', sink);
+}
+
+/** A runtime on a fresh database of the test server (never the embedded boot path). */
+export async function openTestRuntime(
+  options: { projections?: Projection[]; env?: Record<string, string>; config?: Partial<AppConfig> } = {},
+): Promise<TestRuntime> {
+  const db = await createTestDatabase();
+  const config = { ...loadConfig({ ...options.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' }), ...options.config };
+  const logLines: string[] = [];
+  const runtime = await openRuntime(config, { logger: captureLogger(logLines, config.logLevel), projections: options.projections ?? [], role: 'test', poolSize: 8 });
+  const closeRuntime = runtime.close.bind(runtime);
+  return Object.assign(runtime, {
+    db,
+    logLines,
+    async close() {
+      await closeRuntime();
+      await db.drop();
+    },
+  });
+}
