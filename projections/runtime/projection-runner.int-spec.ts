@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { openTestRuntime, type TestRuntime } from '../../test/support/runtime';
+import { eventually } from '../../test/support/eventually';
+import { EXPECTED_TALLY_SQL, tallyProjection } from '../../test/fixtures/tally/tally.projection';
+import { streamsProjection } from '../streams/streams.projection';
+import { listGenerations } from './catalog';
+import { waitForProjection, ProjectionTimeoutError } from './consistency';
+import { Projector, projectionStatuses } from './projector';
+
+async function appendTallied(rt: TestRuntime, streams: number, perStream: number): Promise<number> {
+  let position = 0;
+  for (let s = 0; s < streams; s++) {
+    const r = await rt.store.append(`tally-${s}`, Array.from({ length: perStream }, () => ({ id: randomUUID(), type: 'Tallied', data: {} })));
+    position = r.position;
+  }
+  return position;
+}
+
+async function tallyMatchesLog(rt: TestRuntime): Promise<void> {
+  const expected = (await rt.pool.query(EXPECTED_TALLY_SQL)).rows;
+  const actual = (await rt.pool.query('SELECT stream, events, position_sum, last_revision, last_position FROM tally ORDER BY stream')).rows;
+  expect(actual).toEqual(expected);
+}
+
+describe('projection runtime', () => {
+  let rt: TestRuntime;
+  const projectors: Projector[] = [];
+
+  beforeEach(async () => {
+    rt = await openTestRuntime({ projections: [tallyProjection(), streamsProjection], env: { MDS_LEASE_RETRY_MS: '50', MDS_PROJECTION_BATCH_SIZE: '50' } });
+  });
+  afterEach(async () => {
+    await Promise.all(projectors.splice(0).map((p) => p.stop()));
+    await rt.close();
+  });
+
+  function projector(): Projector {
+    const p = new Projector(rt.runnerDeps(), rt.projections);
+    projectors.push(p);
+    return p;
+  }
+
+  it('builds read models from the log, writing each checkpoint with its batch, and reports lag', async () => {
+    const position = await appendTallied(rt, 5, 30);
+    await rt.store.append('noise-1', [{ type: 'Ignored', data: {} }]);
+    let statuses = await projectionStatuses(rt.pool, rt.store, rt.projections);
+    expect(statuses.map((s) => [s.name, s.checkpoint, s.lag])).toEqual([
+      ['tally', 0, 151],
+      ['streams', 0, 151],
+    ]);
+    await projector().start();
+    await waitForProjection(rt.pool, 'tally', position, { notifications: rt.notifications });
+    await tallyMatchesLog(rt);
+    // A projection that ignores an event still moves past it, so waiting on its position ends.
+    await waitForProjection(rt.pool, 'tally', position + 1, { notifications: rt.notifications, timeoutMs: 5000 });
+    await eventually(async () => {
+      statuses = await projectionStatuses(rt.pool, rt.store, rt.projections);
+      return statuses.every((s) => s.lag === 0);
+    });
+    const streams = (await rt.pool.query(`SELECT stream, category, revision, event_count FROM streams ORDER BY stream`)).rows;
+    expect(streams[0]).toEqual({ stream: 'noise-1', category: 'noise', revision: 0, event_count: 1 });
+    expect(streams.filter((r) => r.category === 'tally').every((r) => r.event_count === 30 && r.revision === 29)).toBe(true);
+  });
+
+  it('times out a wait for a position the projection has not reached', async () => {
+    await expect(waitForProjection(rt.pool, 'tally', 10, { timeoutMs: 100 })).rejects.toBeInstanceOf(ProjectionTimeoutError);
+  });
+
+  it('applies each projection in exactly one of two projector processes, and fails over when it stops', async () => {
+    const a = projector();
+    const b = projector();
+    await a.start();
+    await b.start();
+    await eventually(() => a.held().length + b.held().length === 2);
+    expect([...a.held(), ...b.held()].sort()).toEqual(['streams', 'tally']);
+    const first = await appendTallied(rt, 4, 25);
+    await waitForProjection(rt.pool, 'tally', first);
+    const holder = a.held().includes('tally') ? a : b;
+    const standby = holder === a ? b : a;
+    await holder.stop();
+    await eventually(() => standby.held().includes('tally'));
+    const second = await appendTallied(rt, 4, 25);
+    await waitForProjection(rt.pool, 'tally', second, { notifications: rt.notifications });
+    await tallyMatchesLog(rt);
+    expect((await rt.pool.query('SELECT sum(events)::int AS n FROM tally')).rows[0].n).toBe(200);
+  });
+
+  it('rebuilds beside the live generation when the projection version changes, then switches', async () => {
+    await appendTallied(rt, 3, 40);
+    const v1 = projector();
+    await v1.start();
+    await eventually(async () => (await projectionStatuses(rt.pool, rt.store, rt.projections)).every((s) => s.lag === 0));
+    await v1.stop();
+    projectors.length = 0;
+
+    const v2 = new Projector(rt.runnerDeps(), [tallyProjection(2), streamsProjection]);
+    projectors.push(v2);
+    await v2.start();
+    await eventually(async () => {
+      const live = (await listGenerations(rt.pool)).find((g) => g.name === 'tally' && g.state === 'live');
+      return live?.version === 2;
+    });
+    const position = await appendTallied(rt, 2, 10);
+    await waitForProjection(rt.pool, 'tally', position);
+    await tallyMatchesLog(rt);
+    // The retired generation's schema is dropped once nothing serves from it.
+    await eventually(async () => (await listGenerations(rt.pool)).filter((g) => g.name === 'tally').length === 1);
+    const schemas = (await rt.pool.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'p_tally_%' ORDER BY 1`)).rows.map((r) => r.nspname);
+    expect(schemas).toEqual(['p_tally_2']);
+  });
+});
