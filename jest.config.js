@@ -4,8 +4,10 @@ module.exports = {
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/projections', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // NestJS 12 and a few of its dependencies ship only ES modules; Jest on Node 20 loads CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|content-disposition|file-type|strtok3|token-types|@tokenizer|uint8array-extras|load-esm|uid|@lukeed)/)'],
   transform: {
-    '^.+\\.ts$': [
+    '^.+\\.[tj]s$': [
       '@swc/jest',
       {
         jsc: {

@@ -8,7 +8,7 @@ import { redactUrl } from '../../../libs/platform/src';
 import type { Runtime } from '../../../libs/runtime/src';
 import { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module';
 import { ServiceMetrics } from './metrics/metrics';
-import { ErrorEnvelopeFilter, sendError } from './platform/error-envelope';
+import { ErrorEnvelopeFilter } from './platform/error-envelope';
 import { PinoNestLogger } from './platform/nest-logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -34,6 +34,7 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(runtime, metrics, contexts), adapter, {
     logger: new PinoNestLogger(logger),
     bodyParser: true,
+    abortOnError: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
 
@@ -47,7 +48,7 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
     if (reply.statusCode >= 500) logger.error(line, 'request');
     else logger.info(line, 'request');
   });
-  fastify.setErrorHandler((err, request, reply) => sendError(err, request, reply, config.bodyLimitBytes, logger));
+  // Nest installs Fastify's error handler and routes parser errors (bad JSON, 413, 415) through this filter too.
   app.useGlobalFilters(new ErrorEnvelopeFilter(config.bodyLimitBytes, logger));
   app.enableShutdownHooks([]);
 

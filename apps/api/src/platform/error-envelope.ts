@@ -27,19 +27,15 @@ export interface MappedError {
 }
 
 /** Maps anything thrown while serving a request to the `{error: {code, message}}` envelope. */
-export function mapError(err: unknown, request: { id: string; method: string; url: string }, bodyLimit: number): MappedError {
+export function mapError(err: unknown, request: { id: string; method: string; url: string; headers?: Record<string, unknown> }, bodyLimit: number): MappedError {
   if (err instanceof AppError) return { status: err.status, body: err.toBody(), fault: err.status >= 500 };
   const e = err as { code?: string; statusCode?: number; message?: string; validation?: unknown };
-  switch (e.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return envelope(400, 'invalid_request', `Malformed JSON in request body: ${e.message ?? 'cannot parse'}`);
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return envelope(413, 'payload_too_large', `Request body is larger than the limit of ${formatSize(bodyLimit)} (${bodyLimit} bytes)`);
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return envelope(415, 'unsupported_media_type', 'Unsupported Content-Type; send application/json');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return envelope(400, 'invalid_request', 'Content-Length does not match the body');
+  // Body problems are found by Fastify's parser (Nest hands them on as HttpExceptions of the same status).
+  const status = err instanceof HttpException ? err.getStatus() : e.statusCode;
+  if (status === 413) return envelope(413, 'payload_too_large', `Request body is larger than the limit of ${formatSize(bodyLimit)} (${bodyLimit} bytes)`);
+  if (status === 415) return envelope(415, 'unsupported_media_type', `Unsupported Content-Type ${JSON.stringify(request.headers?.['content-type'] ?? '')}; send application/json`);
+  if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+    return envelope(400, 'invalid_request', `Malformed JSON in request body: ${e.message ?? 'cannot parse'}`);
   }
   if (e.validation) return envelope(400, 'invalid_request', e.message ?? 'Invalid request');
   if (err instanceof HttpException) {
@@ -49,8 +45,7 @@ export function mapError(err: unknown, request: { id: string; method: string; ur
     const message = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? err.message);
     return envelope(status, CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request'), Array.isArray(message) ? message.join('; ') : String(message));
   }
-  const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
-  if (status < 500) return envelope(status, CODE_BY_STATUS[status] ?? 'invalid_request', e.message ?? 'Invalid request');
+  if (typeof status === 'number' && status >= 400 && status < 500) return envelope(status, CODE_BY_STATUS[status] ?? 'invalid_request', e.message ?? 'Invalid request');
   return { ...envelope(500, 'internal_error', `Internal server error (request id ${request.id})`), fault: true };
 }
 

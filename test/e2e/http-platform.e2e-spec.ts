@@ -1,0 +1,123 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApiApp } from '../../apps/api/src/api.app';
+import { openTestRuntime, type TestRuntime } from '../support/runtime';
+import { ProbeModule } from '../fixtures/probe.module';
+
+describe('HTTP platform (real HTTP on loopback)', () => {
+  let rt: TestRuntime;
+  let app: NestFastifyApplication;
+  let base: string;
+
+  beforeAll(async () => {
+    rt = await openTestRuntime({ env: { MDS_BODY_LIMIT: '64KiB', LOG_LEVEL: 'info' }, config: { logLevel: 'info' } });
+    app = await createApiApp(rt, [ProbeModule]);
+    await app.listen(0, '127.0.0.1');
+    const address = app.getHttpServer().address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await rt?.close();
+  });
+
+  async function call(path: string, init: RequestInit = {}) {
+    const res = await fetch(`${base}${path}`, init);
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    return { status: res.status, body: body as { error?: { code: string; message: string } } & Record<string, unknown>, headers: res.headers };
+  }
+
+  const json = (body: string, contentType = 'application/json'): RequestInit => ({ method: 'POST', headers: { 'content-type': contentType }, body });
+
+  it('answers an unknown route with 404 not_found in the error envelope', async () => {
+    const res = await call('/api/no-such-thing/');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: { code: 'not_found', message: 'No route for GET /api/no-such-thing/' } });
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('answers malformed JSON with 400 invalid_request', async () => {
+    const res = await call('/api/probe/echo/', json('{"customers": [1, 2,'));
+    expect(res.status).toBe(400);
+    expect(res.body.error?.code).toBe('invalid_request');
+    expect(res.body.error?.message).toMatch(/JSON/);
+  });
+
+  it('answers a body over the limit with 413 and names the limit', async () => {
+    const big = JSON.stringify({ customers: [{ note: 'x'.repeat(70 * 1024) }] });
+    const res = await call('/api/probe/echo/', json(big));
+    expect(res.status).toBe(413);
+    expect(res.body.error?.code).toBe('payload_too_large');
+    expect(res.body.error?.message).toContain('64 KiB');
+    const justUnder = JSON.stringify({ note: 'y'.repeat(60 * 1024) });
+    expect((await call('/api/probe/echo/', json(justUnder))).status).toBe(201);
+  });
+
+  it('answers an unsupported content type with 415', async () => {
+    const res = await call('/api/probe/echo/', json('<customers/>', 'application/xml'));
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error: { code: 'unsupported_media_type', message: expect.stringContaining('application/json') } });
+  });
+
+  it('answers an internal error with 500 and no stack trace or internals', async () => {
+    const res = await call('/api/probe/explode/', { headers: { 'x-request-id': 'req-explode-1' } });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: 'internal_error', message: 'Internal server error (request id req-explode-1)' } });
+    expect(JSON.stringify(res.body)).not.toMatch(/secret|\/srv|stack/);
+    // The fault itself is in the log, tied to the request id.
+    expect(rt.logLines.some((l) => l.includes('req-explode-1') && l.includes('secret internal detail'))).toBe(true);
+  });
+
+  it('serves every route with and without the trailing slash', async () => {
+    expect((await call('/api/probe/echo', json('{"a":1}'))).body).toEqual({ received: { a: 1 } });
+    expect((await call('/api/probe/echo/', json('{"a":2}'))).body).toEqual({ received: { a: 2 } });
+    expect((await call('/health')).status).toBe(200);
+    expect((await call('/health/')).status).toBe(200);
+  });
+
+  it('reports the database and event log on /health without authentication', async () => {
+    await rt.store.append('health-1', [{ type: 'Checked', data: {} }]);
+    const res = await call('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', database: { status: 'ok' }, event_log: { status: 'ok', kind: 'postgres', head_position: 1 } });
+  });
+
+  it('exposes Prometheus metrics: request counts and latency by route, projection lag', async () => {
+    await call('/health');
+    const res = await fetch(`${base}/metrics`);
+    const text = await res.text();
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(text).toMatch(/mds_http_requests_total\{method="GET",route="\/health",status="200"\} \d+/);
+    expect(text).toMatch(/mds_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/health"\} \d+/);
+    expect(text).toMatch(/mds_event_log_head_position \d+/);
+    expect(text).toContain('# TYPE mds_projection_lag_events gauge');
+  });
+
+  it('serves the OpenAPI document and its UI at /api/docs/', async () => {
+    const doc = await call('/api/docs/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body).toMatchObject({ openapi: expect.stringMatching(/^3\./), info: { title: 'Marketing Data Service API' } });
+    expect(Object.keys(doc.body.paths as object)).toContain('/health');
+    const ui = await fetch(`${base}/api/docs/`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toMatch(/swagger-ui/i);
+  });
+
+  it('echoes or assigns a request id and logs one structured line per request with query-string tokens redacted', async () => {
+    const given = await call('/health', { headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers.get('x-request-id')).toBe('abc-123');
+    const assigned = await call('/health');
+    expect(assigned.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    await call('/health?access-token=mds_supersecretvalue&x=1', { headers: { authorization: 'Bearer mds_headersecret' } });
+    const lines = rt.logLines.filter((l) => l.includes('"msg":"request"'));
+    const line = lines.find((l) => l.includes('access-token='));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line!)).toMatchObject({ method: 'GET', status: 200, url: '/health?access-token=[REDACTED]&x=1', reqId: expect.any(String) });
+    expect(rt.logLines.join('\n')).not.toMatch(/supersecretvalue|headersecret/);
+  });
+});
