@@ -31,8 +31,8 @@ export class HealthHttpController {
   async health(@Res({ passthrough: true }) reply: FastifyReply) {
     const [database, eventLog] = await Promise.all([
       check(async () => {
-        await this.runtime.pool.query('SELECT 1');
-        return { embedded: Boolean(this.runtime.embedded) };
+        const { rows } = await this.runtime.pool.query<{ instance_id: string }>('SELECT instance_id FROM mds_instance');
+        return { embedded: Boolean(this.runtime.embedded), instance_id: rows[0]?.instance_id };
       }),
       check(async () => {
         await this.runtime.store.ping();

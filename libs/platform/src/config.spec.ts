@@ -1,0 +1,31 @@
+import { ConfigError, formatSize, loadConfig, parseSize } from './config';
+import { redactUrl } from './logging';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, host: '0.0.0.0', bodyLimitBytes: 32 * 1024 * 1024, logLevel: 'info', databaseUrl: undefined, eventStoreUrl: undefined });
+    expect(c.dataDir).toMatch(/\.mds-data$/);
+  });
+
+  it('parses sizes with units', () => {
+    expect(parseSize('X', '32MiB')).toBe(33554432);
+    expect(parseSize('X', '512 kb')).toBe(524288);
+    expect(parseSize('X', '1048576')).toBe(1048576);
+    expect(formatSize(33554432)).toBe('32 MiB');
+    expect(formatSize(1536)).toBe('1536 bytes');
+  });
+
+  it('refuses bad values with the variable named', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(new ConfigError('PORT must be an integer between 0 and 65535, got "eighty"'));
+    expect(() => loadConfig({ MDS_BODY_LIMIT: 'lots' })).toThrow(/MDS_BODY_LIMIT must be a size/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must start with postgres/);
+    expect(() => loadConfig({ EVENTSTORE_URL: 'http://x' })).toThrow(/EVENTSTORE_URL/);
+  });
+
+  it('redacts credentials in logged URLs', () => {
+    expect(redactUrl('/api/data/customers/?limit=5&access-token=mds_abc.def&x=1')).toBe('/api/data/customers/?limit=5&access-token=[REDACTED]&x=1');
+    expect(redactUrl('/x?token=1&password=2')).toBe('/x?token=[REDACTED]&password=[REDACTED]');
+    expect(redactUrl('/x?tokens=1')).toBe('/x?tokens=1');
+  });
+});

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { Projector, waitForProjection } from '../../projections';
+import { streamsProjection } from '../../projections/streams/streams.projection';
+import { openTestRuntime, type TestRuntime } from '../support/runtime';
+import { runCli } from '../support/processes';
+
+describe('mds CLI', () => {
+  let rt: TestRuntime;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    rt = await openTestRuntime({ projections: [streamsProjection] });
+    env = { DATABASE_URL: rt.db.url, LOG_LEVEL: 'warn', MDS_PROJECTION_BATCH_SIZE: '100' };
+    for (let i = 0; i < 30; i++) {
+      await rt.store.append(`customer-${i % 3}`, Array.from({ length: 50 }, (_, j) => ({ id: randomUUID(), type: j % 2 ? 'CustomerRenamed' : 'CustomerImported', data: { i, j }, metadata: { actor: 'users/1' } })));
+    }
+  });
+  afterAll(async () => {
+    await rt?.close();
+  });
+
+  it('reads events as JSON lines, from a position, by stream and type, with a limit', async () => {
+    const all = await runCli(['events', 'read'], env);
+    expect(all.code).toBe(0);
+    const lines = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(1500);
+    expect(lines.map((e) => e.position)).toEqual(Array.from({ length: 1500 }, (_, i) => i + 1));
+    expect(lines[0]).toMatchObject({ stream: 'customer-0', revision: 0, type: 'CustomerImported', data: { i: 0, j: 0 }, metadata: { actor: 'users/1', schema: 1 } });
+
+    const some = await runCli(['events', 'read', '--from', '10', '--type', 'CustomerRenamed', '--limit', '3'], env);
+    expect(some.stdout.trim().split('\n').map((l) => JSON.parse(l).position)).toEqual([10, 12, 14]);
+
+    const stream = await runCli(['events', 'read', '--stream', 'customer-2', '--limit', '2'], env);
+    expect(stream.stdout.trim().split('\n').map((l) => [JSON.parse(l).stream, JSON.parse(l).revision])).toEqual([['customer-2', 0], ['customer-2', 1]]);
+
+    const bad = await runCli(['events', 'read', '--limit', 'many'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/whole number/);
+  }, 60_000);
+
+  it('lists projections with checkpoint and lag, and rebuilds one blue/green with progress', async () => {
+    const before = await runCli(['projections', 'list', '--json'], env);
+    expect(JSON.parse(before.stdout.trim())).toMatchObject({ name: 'streams', version: 1, checkpoint: 0, lag: 1500 });
+
+    const projector = new Projector(rt.runnerDeps(), rt.projections);
+    await projector.start();
+    await waitForProjection(rt.pool, 'streams', 1500);
+    await projector.stop();
+
+    const table = await runCli(['projections', 'list'], env);
+    expect(table.stdout).toMatch(/^NAME\s+VERSION\s+GENERATION\s+CHECKPOINT\s+LAG/m);
+    expect(table.stdout).toMatch(/^streams\s+1\s+1\s+1500\s+0/m);
+
+    const rebuild = await runCli(['projections', 'rebuild', 'streams'], env);
+    expect(rebuild.code).toBe(0);
+    expect(rebuild.stderr).toMatch(/streams g2 \[#+\] 100\.0%\s+position 1500\/1500\s+\d+ events\/s\s+ETA/);
+    expect(rebuild.stdout).toMatch(/rebuilt streams: generation 2 is live \(generation 1 retired\); 1500 events in [\d.]+ s \(\d+ events\/s\)/);
+
+    const after = await runCli(['projections', 'list', '--json'], env);
+    expect(JSON.parse(after.stdout.trim())).toMatchObject({ name: 'streams', generation: 2, checkpoint: 1500, lag: 0 });
+    const rows = (await rt.pool.query('SELECT stream, event_count FROM streams ORDER BY stream')).rows;
+    expect(rows).toEqual([
+      { stream: 'customer-0', event_count: 500 },
+      { stream: 'customer-1', event_count: 500 },
+      { stream: 'customer-2', event_count: 500 },
+    ]);
+
+    const unknown = await runCli(['projections', 'rebuild', 'nope'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/unknown projection "nope"; known: streams/);
+  }, 90_000);
+});
