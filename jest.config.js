@@ -23,4 +23,5 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.js',
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

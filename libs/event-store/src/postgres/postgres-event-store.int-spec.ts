@@ -40,6 +40,40 @@ eventStoreContract('postgres', async () => {
 });
 
 describe('postgres event log specifics', () => {
+  it('groups concurrent appends into shared transactions, and one failing append does not fail the others', async () => {
+    const db = await createTestDatabase();
+    const pool = createPool(db.url, { max: 4 });
+    try {
+      await runMigrations(pool, [POSTGRES_EVENT_STORE_MIGRATIONS]);
+      const store = new PostgresEventStore(pool, { maxInFlight: 1 });
+      const calls: number[] = [];
+      const query = pool.query.bind(pool);
+      (pool as unknown as { query: unknown }).query = (text: string, values?: unknown[]) => {
+        if (String(text).includes('mds_append_batch')) calls.push(JSON.parse(String(values![0])).length);
+        return query(text, values as never);
+      };
+      // Postgres refuses \u0000 inside jsonb: that append fails on the server, after batching.
+      const results = await Promise.allSettled([
+        ...Array.from({ length: 20 }, (_, i) => store.append(`batch-${i % 5}`, [{ type: 'Ok', data: { i } }])),
+        store.append('batch-bad', [{ type: 'Bad', data: { text: 'nul \u0000 byte' } }]),
+        store.append('batch-0', [{ type: 'Ok', data: { late: true } }], { expectedRevision: 0 }),
+      ]);
+      expect(results.slice(0, 20).every((r) => r.status === 'fulfilled')).toBe(true);
+      expect(results[20]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/unicode|\\u0000/i) }) });
+      expect(results[21]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ name: 'WrongExpectedRevisionError', actual: 3 }) });
+      // Twenty-two appends went to the server in far fewer round trips than appends.
+      expect(calls[0]).toBe(1);
+      expect(Math.max(...calls)).toBeGreaterThan(5);
+      const events = (await store.readAll({ limit: 100 })).events;
+      expect(events).toHaveLength(20);
+      expect(events.map((e) => e.position)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      for (let s = 0; s < 5; s++) expect((await store.readStream(`batch-${s}`)).map((e) => e.revision)).toEqual([0, 1, 2, 3]);
+    } finally {
+      await pool.end();
+      await db.drop();
+    }
+  });
+
   it('keeps positions gap-free when appends fail', async () => {
     const db = await createTestDatabase();
     const pool = createPool(db.url);

@@ -32,6 +32,14 @@ export interface AppendListener {
 
 export interface PostgresEventStoreOptions {
   upcasters?: UpcasterRegistry;
+  /**
+   * Append batches in flight at once. Appends that arrive while batches are in flight are grouped
+   * into the next one, so concurrent appends share a transaction and one WAL flush.
+   */
+  maxInFlight?: number;
+  /** Largest batch, in appends and in bytes of event JSON (a single larger append goes alone). */
+  maxBatchAppends?: number;
+  maxBatchBytes?: number;
   /** Source of `mds_events` notifications (a PgNotifications listening on that channel); without it readers poll. */
   notifications?: AppendListener;
 }
@@ -84,9 +92,49 @@ export function prepareEvents(events: NewEvent[], now = new Date().toISOString()
   });
 }
 
+interface BatchRow {
+  idx: number;
+  status: 'ok' | 'duplicate' | 'wrong_expected_revision' | 'idempotency_conflict';
+  next_revision: number | null;
+  last_position: number | null;
+  detail: string | null;
+}
+
+interface PendingAppend {
+  stream: string;
+  expectedRevision: ExpectedRevision;
+  /** This append as the JSON element `mds_append_batch` reads. */
+  json: string;
+  resolve(result: AppendResult): void;
+  reject(err: unknown): void;
+}
+
+/** Validates one append and renders it as an element of `mds_append_batch`'s argument. */
+function appendJson(stream: string, events: NewEvent[], expected: ExpectedRevision): string {
+  validateStreamName(stream);
+  const prepared = prepareEvents(events);
+  return `{"stream":${JSON.stringify(stream)},"expected":${expectedCode(expected)},"events":${JSON.stringify(prepared)}}`;
+}
+
+function settle(row: BatchRow, stream: string, expected: ExpectedRevision): AppendResult {
+  switch (row.status) {
+    case 'ok':
+    case 'duplicate':
+      return { nextRevision: row.next_revision!, position: row.last_position!, duplicate: row.status === 'duplicate' };
+    case 'wrong_expected_revision': {
+      const actual = Number(row.detail);
+      throw new WrongExpectedRevisionError(stream, expected, actual < 0 ? 'no_stream' : actual);
+    }
+    case 'idempotency_conflict':
+      throw new IdempotencyConflictError(stream, row.detail ?? 'some event ids are already stored');
+  }
+}
+
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
   private readonly upcasters: UpcasterRegistry;
+  private readonly queue: PendingAppend[] = [];
+  private inFlight = 0;
 
   constructor(
     private readonly pool: Pool,
@@ -95,38 +143,84 @@ export class PostgresEventStore implements EventStore {
     this.upcasters = options.upcasters ?? new UpcasterRegistry();
   }
 
-  async append(stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
-    return this.appendWithin(this.pool, stream, events, options);
+  append(stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    const expectedRevision = options.expectedRevision ?? 'any';
+    let json: string;
+    try {
+      json = appendJson(stream, events, expectedRevision);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ stream, expectedRevision, json, resolve, reject });
+      this.pump();
+    });
   }
 
   /**
-   * Appends inside a transaction the caller owns (the append is visible when the caller commits).
-   * The log's head lock is held from this call until that commit, so keep the rest short.
+   * Appends inside a transaction the caller owns (visible when the caller commits). The log's head
+   * lock is held from this call until that commit, so keep the rest of the transaction short.
    */
   async appendWithin(db: Pool | PoolClient, stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
-    validateStreamName(stream);
-    const prepared = prepareEvents(events);
-    const expected = expectedCode(options.expectedRevision ?? 'any');
-    try {
-      const { rows } = await db.query<{ next_revision: number; last_position: number; duplicate: boolean }>(
-        'SELECT next_revision, last_position, duplicate FROM mds_append($1, $2, $3::jsonb)',
-        [stream, expected, JSON.stringify(prepared)],
-      );
-      return { nextRevision: rows[0].next_revision, position: rows[0].last_position, duplicate: rows[0].duplicate };
-    } catch (err) {
-      throw this.translate(err, stream, options.expectedRevision ?? 'any');
+    const expected = options.expectedRevision ?? 'any';
+    const rows = await this.runBatch(db, [appendJson(stream, events, expected)]);
+    return settle(rows[0], stream, expected);
+  }
+
+  private pump(): void {
+    const maxInFlight = this.options.maxInFlight ?? 2;
+    const maxAppends = this.options.maxBatchAppends ?? 500;
+    const maxBytes = this.options.maxBatchBytes ?? 8 * 1024 * 1024;
+    while (this.inFlight < maxInFlight && this.queue.length > 0) {
+      const batch = [this.queue.shift()!];
+      let bytes = batch[0].json.length;
+      while (this.queue.length > 0 && batch.length < maxAppends && bytes + this.queue[0].json.length <= maxBytes) {
+        bytes += this.queue[0].json.length;
+        batch.push(this.queue.shift()!);
+      }
+      this.inFlight++;
+      void this.flush(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
     }
   }
 
-  private translate(err: unknown, stream: string, expected: ExpectedRevision): unknown {
-    const e = err as { code?: string; detail?: string; message?: string };
-    if (e.code === 'MDS01') {
-      const actual = Number(e.detail);
-      return new WrongExpectedRevisionError(stream, expected, actual < 0 ? 'no_stream' : actual);
+  private async flush(batch: PendingAppend[]): Promise<void> {
+    let rows: BatchRow[];
+    try {
+      rows = await this.runBatch(this.pool, batch.map((p) => p.json));
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0].reject(err);
+        return;
+      }
+      // One bad append must not fail the others: retry each on its own.
+      for (const p of batch) {
+        try {
+          const [row] = await this.runBatch(this.pool, [p.json]);
+          p.resolve(settle(row, p.stream, p.expectedRevision));
+        } catch (e) {
+          p.reject(e);
+        }
+      }
+      return;
     }
-    if (e.code === 'MDS03') return new IdempotencyConflictError(stream, e.message ?? 'event ids already stored');
-    if (e.code === 'MDS02') return new InvalidAppendError(e.message ?? 'empty append');
-    return err;
+    batch.forEach((p, i) => {
+      try {
+        p.resolve(settle(rows[i], p.stream, p.expectedRevision));
+      } catch (err) {
+        p.reject(err);
+      }
+    });
+  }
+
+  private async runBatch(db: Pool | PoolClient, appends: string[]): Promise<BatchRow[]> {
+    const { rows } = await db.query<BatchRow>(
+      'SELECT idx, status, next_revision, last_position, detail FROM mds_append_batch($1::jsonb) ORDER BY idx',
+      [`[${appends.join(',')}]`],
+    );
+    return rows;
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

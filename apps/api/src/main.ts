@@ -1,0 +1,4 @@
+// Entry of the API alone (`mds api`): stateless, run as many as the load needs behind a balancer.
+import { serve } from '../../cli/src/serve';
+
+void serve(['api']);
