@@ -107,5 +107,18 @@ describe('projection runtime', () => {
     await eventually(async () => (await listGenerations(rt.pool)).filter((g) => g.name === 'tally').length === 1);
     const schemas = (await rt.pool.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'p_tally_%' ORDER BY 1`)).rows.map((r) => r.nspname);
     expect(schemas).toEqual(['p_tally_2']);
+
+    // An older release that gets the lease (a rolling deploy) must not apply its logic to v2 tables.
+    await v2.stop();
+    projectors.length = 0;
+    const old = new Projector(rt.runnerDeps(), [tallyProjection(1), streamsProjection]);
+    projectors.push(old);
+    await old.start();
+    await eventually(() => old.held().includes('tally'));
+    const checkpoint = (await listGenerations(rt.pool)).find((g) => g.name === 'tally')!.checkpoint;
+    await appendTallied(rt, 1, 5);
+    await eventually(() => rt.logLines.some((l) => l.includes('live projection is newer than this code')));
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await listGenerations(rt.pool)).find((g) => g.name === 'tally')!.checkpoint).toBe(checkpoint);
   });
 });

@@ -1,7 +1,7 @@
 import { Client, type Pool } from 'pg';
 import type { EventStore, ReadAllPage } from '../../libs/event-store/src';
 import { quoteIdent, type Logger } from '../../libs/platform/src';
-import { createGeneration, dropRetiredGenerations, getGeneration, liveGeneration, pointViews, type Generation } from './catalog';
+import { createGeneration, dropRetiredGenerations, liveGeneration, pointViews, type Generation } from './catalog';
 import type { Projection } from './projection';
 
 export interface RunnerDeps {
@@ -241,10 +241,16 @@ export class ProjectionWorker {
     const client = this.client!;
     let rebuilding: Promise<unknown> | undefined;
     while (!this.stopped) {
-      let gen = await liveGeneration(this.deps.pool, this.projection.name);
-      if (!gen) gen = await createGeneration(this.deps.pool, this.projection);
-      if (gen.state !== 'live') gen = (await getGeneration(this.deps.pool, this.projection.name, gen.generation))!;
-      if (gen.version !== this.projection.version && !rebuilding) {
+      // The first generation of a projection goes live as it is created.
+      const gen = (await liveGeneration(this.deps.pool, this.projection.name)) ?? (await createGeneration(this.deps.pool, this.projection));
+      if (gen.version > this.projection.version) {
+        // A newer release already serves this projection (a rolling deploy): applying older logic
+        // to its tables would corrupt them, so this process stands by until it is replaced.
+        log?.warn({ live: gen.version, code: this.projection.version }, 'live projection is newer than this code; standing by');
+        await this.sleep(this.deps.leaseRetryMs * 5);
+        continue;
+      }
+      if (gen.version < this.projection.version && !rebuilding) {
         log?.info({ from: gen.version, to: this.projection.version }, 'projection version changed: rebuilding beside the live generation');
         rebuilding = rebuildProjection(this.deps, this.projection, { signal: this.abort.signal }).catch((err) => {
           if (!this.stopped) log?.error({ err: (err as Error).message }, 'automatic rebuild failed');

@@ -78,6 +78,7 @@ describe('HTTP platform (real HTTP on loopback)', () => {
     expect((await call('/api/probe/echo/', json('{"a":2}'))).body).toEqual({ received: { a: 2 } });
     expect((await call('/health')).status).toBe(200);
     expect((await call('/health/')).status).toBe(200);
+    expect((await call('/api//probe/echo/', json('{"a":3}'))).body).toEqual({ received: { a: 3 } });
   });
 
   it('reports the database and event log on /health without authentication', async () => {
