@@ -44,6 +44,7 @@ describe('HTTP platform (real HTTP on loopback)', () => {
   it('answers malformed JSON with 400 invalid_request', async () => {
     const res = await call('/api/probe/echo/', json('{"customers": [1, 2,'));
     expect(res.status).toBe(400);
+    expect((await call('/api/probe/echo/', json('{"__proto__": {"admin": true}}'))).status).toBe(400);
     expect(res.body.error?.code).toBe('invalid_request');
     expect(res.body.error?.message).toMatch(/JSON/);
   });
@@ -62,6 +63,11 @@ describe('HTTP platform (real HTTP on loopback)', () => {
     const res = await call('/api/probe/echo/', json('<customers/>', 'application/xml'));
     expect(res.status).toBe(415);
     expect(res.body).toEqual({ error: { code: 'unsupported_media_type', message: expect.stringContaining('application/json') } });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      expect((await call('/api/probe/echo/', json('{"a":1}', type))).status).toBe(415);
+    }
+    expect((await call('/api/probe/echo/', json('{"a":1}', 'application/json; charset=utf-8'))).body).toEqual({ received: { a: 1 } });
+    expect((await call('/api/probe/echo/', json('{"a":1}', 'application/vnd.api+json'))).body).toEqual({ received: { a: 1 } });
   });
 
   it('answers an internal error with 500 and no stack trace or internals', async () => {

@@ -33,10 +33,16 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   const metrics = new ServiceMetrics(runtime);
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(runtime, metrics, contexts), adapter, {
     logger: new PinoNestLogger(logger),
-    bodyParser: true,
+    // Fastify's own JSON parser (with prototype-poisoning protection) only: see below.
+    bodyParser: false,
     abortOnError: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+
+  // The API speaks JSON: application/json and the application/*+json family. Everything else,
+  // text/plain and form posts included, is refused with 415 rather than half-parsed.
+  fastify.removeContentTypeParser('text/plain');
+  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/i, { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
