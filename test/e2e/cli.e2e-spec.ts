@@ -39,8 +39,10 @@ describe('mds CLI', () => {
   }, 60_000);
 
   it('lists projections with checkpoint and lag, and rebuilds one blue/green with progress', async () => {
+    const statuses = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l));
     const before = await runCli(['projections', 'list', '--json'], env);
-    expect(JSON.parse(before.stdout.trim())).toMatchObject({ name: 'streams', version: 1, checkpoint: 0, lag: 1500 });
+    expect(statuses(before.stdout).map((s) => s.name)).toEqual(['streams', 'access']);
+    expect(statuses(before.stdout)[0]).toMatchObject({ name: 'streams', version: 1, checkpoint: 0, lag: 1500 });
 
     const projector = new Projector(rt.runnerDeps(), rt.projections);
     await projector.start();
@@ -57,7 +59,7 @@ describe('mds CLI', () => {
     expect(rebuild.stdout).toMatch(/rebuilt streams: generation 2 is live \(generation 1 retired\); 1500 events in [\d.]+ s \(\d+ events\/s\)/);
 
     const after = await runCli(['projections', 'list', '--json'], env);
-    expect(JSON.parse(after.stdout.trim())).toMatchObject({ name: 'streams', generation: 2, checkpoint: 1500, lag: 0 });
+    expect(statuses(after.stdout)[0]).toMatchObject({ name: 'streams', generation: 2, checkpoint: 1500, lag: 0 });
     const rows = (await rt.pool.query('SELECT stream, event_count FROM streams ORDER BY stream')).rows;
     expect(rows).toEqual([
       { stream: 'customer-0', event_count: 500 },
@@ -67,6 +69,6 @@ describe('mds CLI', () => {
 
     const unknown = await runCli(['projections', 'rebuild', 'nope'], env);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/unknown projection "nope"; known: streams/);
+    expect(unknown.stderr).toMatch(/unknown projection "nope"; known: streams, access/);
   }, 90_000);
 });

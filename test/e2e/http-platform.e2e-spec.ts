@@ -1,27 +1,28 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApiApp } from '../../apps/api/src/api.app';
-import { openTestRuntime, type TestRuntime } from '../support/runtime';
 import { ProbeModule } from '../fixtures/probe.module';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import type { TestRuntime } from '../support/runtime';
 
 describe('HTTP platform (real HTTP on loopback)', () => {
+  let api: TestApi;
   let rt: TestRuntime;
   let app: NestFastifyApplication;
   let base: string;
+  let token: string;
 
   beforeAll(async () => {
-    rt = await openTestRuntime({ env: { MDS_BODY_LIMIT: '64KiB', LOG_LEVEL: 'info' }, config: { logLevel: 'info' } });
-    app = await createApiApp(rt, [ProbeModule]);
-    await app.listen(0, '127.0.0.1');
-    const address = app.getHttpServer().address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    api = await startTestApi({ env: { MDS_BODY_LIMIT: '64KiB' }, contexts: [ProbeModule], config: { logLevel: 'info' } });
+    ({ rt, app, base } = api);
+    ({ token } = await seedUserToken(rt, 'platform-admin', ['admin']));
   });
   afterAll(async () => {
-    await app?.close();
-    await rt?.close();
+    await api?.close();
   });
 
   async function call(path: string, init: RequestInit = {}) {
-    const res = await fetch(`${base}${path}`, init);
+    const headers = new Headers(init.headers);
+    if (!headers.has('authorization') && !path.includes('access-token=')) headers.set('authorization', `Bearer ${token}`);
+    const res = await fetch(`${base}${path}`, { ...init, headers });
     const text = await res.text();
     let body: unknown;
     try {
@@ -89,14 +90,14 @@ describe('HTTP platform (real HTTP on loopback)', () => {
 
   it('reports the database and event log on /health without authentication', async () => {
     await rt.store.append('health-1', [{ type: 'Checked', data: {} }]);
-    const res = await call('/health');
+    const res = await call('/health', { headers: { authorization: '' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ok', database: { status: 'ok' }, event_log: { status: 'ok', kind: 'postgres', head_position: 1 } });
+    expect(res.body).toMatchObject({ status: 'ok', database: { status: 'ok' }, event_log: { status: 'ok', kind: 'postgres', head_position: await rt.store.headPosition() } });
   });
 
   it('exposes Prometheus metrics: request counts and latency by route, projection lag', async () => {
     await call('/health');
-    const res = await fetch(`${base}/metrics`);
+    const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
     const text = await res.text();
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(text).toMatch(/mds_http_requests_total\{method="GET",route="\/health",status="200"\} \d+/);
@@ -121,10 +122,12 @@ describe('HTTP platform (real HTTP on loopback)', () => {
     const assigned = await call('/health');
     expect(assigned.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     await call('/health?access-token=mds_supersecretvalue&x=1', { headers: { authorization: 'Bearer mds_headersecret' } });
+    await call(`/api/no-such-thing/?access-token=${token}`);
     const lines = rt.logLines.filter((l) => l.includes('"msg":"request"'));
     const line = lines.find((l) => l.includes('access-token='));
     expect(line).toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({ method: 'GET', status: 200, url: '/health?access-token=[REDACTED]&x=1', reqId: expect.any(String) });
     expect(rt.logLines.join('\n')).not.toMatch(/supersecretvalue|headersecret/);
+    expect(rt.logLines.join('\n')).not.toContain(token);
   });
 });

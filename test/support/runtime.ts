@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createLogger, loadConfig, type AppConfig, type Logger } from '../../libs/platform/src';
 import { openRuntime, type Runtime } from '../../libs/runtime/src';
@@ -25,7 +26,7 @@ export async function openTestRuntime(
   options: { projections?: Projection[]; env?: Record<string, string>; config?: Partial<AppConfig> } = {},
 ): Promise<TestRuntime> {
   const db = await createTestDatabase();
-  const config = { ...loadConfig({ ...options.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' }), ...options.config };
+  const config = { ...loadConfig({ MDS_SECRET_KEY: randomBytes(32).toString('hex'), ...options.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' }), ...options.config };
   const logLines: string[] = [];
   const runtime = await openRuntime(config, { logger: captureLogger(logLines, config.logLevel), projections: options.projections ?? [], role: 'test', poolSize: 8 });
   const closeRuntime = runtime.close.bind(runtime);

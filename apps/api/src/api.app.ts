@@ -1,11 +1,15 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { NestFactory } from '@nestjs/core';
+import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { LogController } from 'fastify';
+import { LogController, type FastifyBodyParser } from 'fastify';
 import { redactUrl } from '../../../libs/platform/src';
 import type { Runtime } from '../../../libs/runtime/src';
+import { installAuthentication } from './access/authentication.hook';
+import { PermissionsGuard } from './access/permissions.guard';
+import { RateLimiter } from './access/rate-limiter';
+import { TokenResolver } from './access/token-resolver';
 import { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module';
 import { ServiceMetrics } from './metrics/metrics';
 import { ErrorEnvelopeFilter } from './platform/error-envelope';
@@ -41,8 +45,23 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
 
   // The API speaks JSON: application/json and the application/*+json family. Everything else,
   // text/plain and form posts included, is refused with 415 rather than half-parsed.
-  fastify.removeContentTypeParser('text/plain');
-  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/i, { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  // An empty body with a JSON content type counts as no body (clients send the header on bodiless POSTs).
+  fastify.removeContentTypeParser(['text/plain', 'application/json']);
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  const jsonOrEmpty: FastifyBodyParser<string | Buffer> = (request, body, done) => {
+    if (String(body).trim() === '') return done(null, undefined);
+    return (parseJson as FastifyBodyParser<string | Buffer>)(request, body, done as never);
+  };
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, jsonOrEmpty);
+  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/i, { parseAs: 'string' }, jsonOrEmpty);
+
+  installAuthentication(fastify, {
+    resolver: TokenResolver.forPool(runtime.pool),
+    rateLimiter: new RateLimiter(config.rateLimitPerMinute),
+    bodyLimit: config.bodyLimitBytes,
+    logger,
+  });
+  app.useGlobalGuards(new PermissionsGuard(app.get(Reflector)));
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module, type Type } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../../../libs/event-store/src';
 import type { Runtime } from '../../../libs/runtime/src';
+import { AccessHttpModule } from './access/access.http.module';
 import { HealthHttpController } from './health/health.http.controller';
 import { ServiceMetrics } from './metrics/metrics';
 import { MetricsHttpController } from './metrics/metrics.http.controller';
@@ -27,14 +28,14 @@ export class RuntimeModule {
 export type ApiContextModules = Array<Type<unknown> | DynamicModule>;
 
 /** The bounded contexts' HTTP modules (access, customers, catalog, ...), added as they are built. */
-export const CONTEXT_MODULES: ApiContextModules = [];
+export const CONTEXT_MODULES: ApiContextModules = [AccessHttpModule];
 
 @Module({})
 export class ApiModule {
   static forRoot(runtime: Runtime, metrics: ServiceMetrics, contexts: ApiContextModules = CONTEXT_MODULES): DynamicModule {
     return {
       module: ApiModule,
-      imports: [RuntimeModule.forRoot(runtime, metrics), CqrsModule.forRoot(), ...contexts],
+      imports: [RuntimeModule.forRoot(runtime, metrics), CqrsModule.forRoot(), ...new Set([AccessHttpModule, ...contexts])],
       controllers: [HealthHttpController, MetricsHttpController],
     };
   }

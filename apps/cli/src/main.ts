@@ -6,6 +6,29 @@ import { openRuntime, type Runtime } from '../../../libs/runtime/src';
 import { projectionStatuses, rebuildProjection, type RebuildProgress } from '../../../projections';
 import { progressPrinter } from './progress';
 import { serve } from './serve';
+import {
+  CreateUserCommand,
+  CreateUserHandler,
+  generateTotpSecret,
+  loadUser,
+  mintToken,
+  otpauthUrl,
+  parseScopes,
+  UnlockUserCommand,
+  UnlockUserHandler,
+  userIdFor,
+  type Role,
+} from '../../../libs/access/src';
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (d) => (data += d));
+    process.stdin.on('end', () => resolve(data));
+    process.stdin.on('error', reject);
+  });
+}
 
 async function withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -75,6 +98,57 @@ export function buildCli(): Command {
           `rebuilt ${name}: generation ${result.generation} is live${result.retired ? ` (generation ${result.retired} retired)` : ''}; ` +
             `${result.events} events in ${result.seconds.toFixed(1)} s (${Math.round(result.events / Math.max(result.seconds, 0.001))} events/s)\n`,
         );
+      }),
+    );
+
+  const users = program.command('users').description('user accounts (passwords are stored as scrypt hashes only)');
+  users
+    .command('create <username>')
+    .description('create a user; the password comes from MDS_USER_PASSWORD or, with --password-stdin, from standard input')
+    .option('--role <role>', 'superuser, admin, staff or auditor (repeatable)', (v: string, all: string[] = []) => [...all, v])
+    .option('--password-stdin', 'read the password from standard input')
+    .option('--totp', 'turn on two-factor authentication: prints the new TOTP secret once')
+    .action((username: string, opts: { role?: string[]; passwordStdin?: boolean; totp?: boolean }) =>
+      withRuntime(async (runtime) => {
+        const password = opts.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : process.env.MDS_USER_PASSWORD;
+        if (!password) throw new InvalidArgumentError('give the password with --password-stdin or MDS_USER_PASSWORD');
+        const secret = opts.totp ? generateTotpSecret() : undefined;
+        const roles = (opts.role ?? ['staff']) as Role[];
+        const created = await new CreateUserHandler(runtime.store, runtime.accessDeps).execute(new CreateUserCommand(username, password, roles, secret, 'cli'));
+        process.stdout.write(`created user ${created.username} (users/${created.user_id}) with roles ${created.roles.join(', ')}\n`);
+        if (secret) process.stdout.write(`TOTP secret (shown once): ${secret}\n${otpauthUrl(secret, created.username)}\n`);
+      }),
+    );
+  users
+    .command('unlock <username>')
+    .description('reset the failed-login counter of a locked account')
+    .action((username: string) =>
+      withRuntime(async (runtime) => {
+        const r = await new UnlockUserHandler(runtime.store, runtime.accessDeps).execute(new UnlockUserCommand(username, 'cli'));
+        process.stdout.write(`unlocked ${username} (${r.failures} failed logins forgotten)\n`);
+      }),
+    );
+
+  program
+    .command('tokens')
+    .description('access tokens')
+    .command('create')
+    .description('create an access token for a user (prints the token once)')
+    .requiredOption('--user <username>', 'owner of the token')
+    .option('--name <name>', 'a name to recognise it by', '')
+    .option('--scope <scope>', '"PATH" or "METHOD PATH" the token is limited to (repeatable)', (v: string, all: string[] = []) => [...all, v])
+    .action((opts: { user: string; name: string; scope?: string[] }) =>
+      withRuntime(async (runtime) => {
+        const userId = userIdFor(opts.user);
+        const { state } = await loadUser(runtime.store, userId);
+        if (!state.exists) throw new InvalidArgumentError(`no user "${opts.user}"`);
+        const scopes = parseScopes((opts.scope ?? []).map((s) => {
+          const [a, b] = s.trim().split(/\s+/, 2);
+          return b ? { method: a, path: b } : { path: a };
+        }));
+        const minted = await mintToken(runtime.store, { ownerId: `users/${userId}`, name: opts.name, createdBy: 'cli', scopes, transferredRoles: [], now: new Date().toISOString() });
+        process.stdout.write(`${minted.access_token.token}\n`);
+        process.stderr.write(`token ${minted.access_token.id} for ${opts.user} (${minted.access_token.hint}); it works once a projector has applied position ${minted.position}\n`);
       }),
     );
 

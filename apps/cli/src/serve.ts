@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createApiApp } from '../../api/src/api.app';
 import { OutletWorker } from '../../outlet-worker/src/outlet-worker';
 import { createLogger, loadConfig, type AppConfig } from '../../../libs/platform/src';
-import { openRuntime } from '../../../libs/runtime/src';
+import { bootstrapAdmin, openRuntime } from '../../../libs/runtime/src';
 import { Projector } from '../../../projections';
 
 export type Part = 'api' | 'projector' | 'outlet-worker';
@@ -31,6 +31,7 @@ export async function serve(parts: Part[], config: AppConfig = loadConfig()): Pr
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   try {
+    await bootstrapAdmin(runtime);
     if (parts.includes('projector')) {
       const projector = new Projector(runtime.runnerDeps(), runtime.projections);
       await projector.start();

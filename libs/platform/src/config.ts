@@ -15,6 +15,13 @@ export interface AppConfig {
   projectionIdleMs: number;
   leaseRetryMs: number;
   shutdownTimeoutMs: number;
+  secretKey?: string;
+  /** Requests per minute per access token and API process; 0 turns rate limiting off. */
+  rateLimitPerMinute: number;
+  /** log2 of scrypt's N for new password hashes. */
+  passwordHashCost: number;
+  loginLockoutFailures: number;
+  admin?: { username: string; password: string; totpSecret?: string };
 }
 
 export class ConfigError extends Error {
@@ -51,6 +58,14 @@ export function formatSize(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+function adminFrom(env: Env): AppConfig['admin'] {
+  const username = env.MDS_ADMIN_USERNAME?.trim();
+  const password = env.MDS_ADMIN_PASSWORD;
+  if (!username && !password) return undefined;
+  if (!username || !password) throw new ConfigError('MDS_ADMIN_USERNAME and MDS_ADMIN_PASSWORD are set together');
+  return { username, password, totpSecret: env.MDS_ADMIN_TOTP_SECRET?.trim() || undefined };
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -74,5 +89,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     projectionIdleMs: int(env, 'MDS_PROJECTION_IDLE_MS', 1000, 10, 60_000),
     leaseRetryMs: int(env, 'MDS_LEASE_RETRY_MS', 2000, 10, 600_000),
     shutdownTimeoutMs: int(env, 'MDS_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    secretKey: env.MDS_SECRET_KEY?.trim() || undefined,
+    rateLimitPerMinute: int(env, 'MDS_RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
+    passwordHashCost: int(env, 'MDS_PASSWORD_HASH_COST', 15, 10, 20),
+    loginLockoutFailures: int(env, 'MDS_LOGIN_LOCKOUT_FAILURES', 100, 1, 1_000_000),
+    admin: adminFrom(env),
   };
 }

@@ -5,3 +5,4 @@ export * from './errors';
 export * from './logging';
 export * from './migrations';
 export * from './notifications';
+export * from './secrets';

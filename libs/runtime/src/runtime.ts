@@ -5,11 +5,14 @@ import {
   UpcasterRegistry,
   type EventStore,
 } from '../../event-store/src';
+import type { AccessDeps } from '../../access/src';
 import {
   createLogger,
   createPool,
+  loadSecretKey,
   PgNotifications,
   runMigrations,
+  SecretBox,
   startEmbeddedPostgres,
   type AppConfig,
   type EmbeddedPostgresHandle,
@@ -36,6 +39,7 @@ export interface Runtime {
   store: EventStore;
   projections: Projection[];
   embedded?: EmbeddedPostgresHandle;
+  accessDeps: AccessDeps;
   runnerDeps(): RunnerDeps;
   close(): Promise<void>;
 }
@@ -62,6 +66,11 @@ export async function openRuntime(
     await notifications.start();
     const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, notifications, upcasters: createUpcasters() });
     const url = databaseUrl;
+    const accessDeps: AccessDeps = {
+      secrets: new SecretBox(() => loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir, logger })),
+      passwordHashCost: config.passwordHashCost,
+      lockoutFailures: config.loginLockoutFailures,
+    };
     const projections = options.projections ?? PROJECTIONS;
     return {
       config,
@@ -72,6 +81,7 @@ export async function openRuntime(
       store,
       projections,
       embedded,
+      accessDeps,
       runnerDeps: () => ({
         pool,
         databaseUrl: url,

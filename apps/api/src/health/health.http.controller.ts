@@ -2,6 +2,7 @@ import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Runtime } from '../../../../libs/runtime/src';
+import { Public } from '../access/permissions';
 import { RUNTIME } from '../platform/tokens';
 
 interface Check {
@@ -25,6 +26,7 @@ export class HealthHttpController {
 
   @Get('health')
   @HttpCode(200)
+  @Public()
   @ApiOperation({ summary: 'Liveness and readiness: database and event log reachable. No authentication.' })
   @ApiOkResponse({ description: '`{status: "ok", database: {...}, event_log: {...}}`' })
   @ApiServiceUnavailableResponse({ description: 'Same shape with `status: "failing"` and the failing part' })

@@ -1,0 +1,21 @@
+export * from './access.events';
+export * from './access.deps';
+export * from './roles';
+export * from './scopes';
+export * from './user.decider';
+export { loadUser } from './user.stream';
+export { generateAccessToken, hashAccessToken, isWellFormedToken, tokenHint, TOKEN_PREFIX } from './credentials/access-token';
+export { hashPassword, verifyPassword } from './credentials/password';
+export { generateTotpSecret, matchTotp, otpauthUrl, totpCode, totpStep } from './credentials/totp';
+export { CreateUserCommand } from './create-user/create-user.command';
+export { CreateUserHandler, type CreatedUser } from './create-user/create-user.handler';
+export { IssueTokenWithPasswordCommand } from './authenticate-user/issue-token-with-password.command';
+export { IssueTokenWithPasswordHandler } from './authenticate-user/issue-token-with-password.handler';
+export { CreateAccessTokenCommand } from './create-access-token/create-access-token.command';
+export { CreateAccessTokenHandler } from './create-access-token/create-access-token.handler';
+export { mintToken, type AccessTokenView, type MintedToken } from './create-access-token/mint-token';
+export { CreateIntegrationCommand } from './create-integration/create-integration.command';
+export { CreateIntegrationHandler, integrationView, type IntegrationView } from './create-integration/create-integration.handler';
+export { UnlockUserCommand } from './unlock-user/unlock-user.command';
+export { UnlockUserHandler } from './unlock-user/unlock-user.handler';
+

@@ -1,0 +1,6 @@
+export class UnlockUserCommand {
+  constructor(
+    readonly username: string,
+    readonly actor = 'system',
+  ) {}
+}

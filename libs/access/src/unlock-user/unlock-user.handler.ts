@@ -1,0 +1,26 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { EVENT_STORE, type EventStore } from '../../../event-store/src';
+import { notFound } from '../../../platform/src';
+import { ACCESS_DEPS, nowIso, userIdFor, type AccessDeps } from '../access.deps';
+import { USER_UNLOCKED, userStream } from '../access.events';
+import { loadUser } from '../user.stream';
+import { UnlockUserCommand } from './unlock-user.command';
+
+@CommandHandler(UnlockUserCommand)
+export class UnlockUserHandler implements ICommandHandler<UnlockUserCommand, { failures: number }> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(ACCESS_DEPS) private readonly deps: AccessDeps,
+  ) {}
+
+  async execute(cmd: UnlockUserCommand) {
+    const userId = userIdFor(cmd.username);
+    const { state, revision } = await loadUser(this.store, userId);
+    if (!state.exists) throw notFound(`no user "${cmd.username}"`);
+    await this.store.append(userStream(userId), [{ type: USER_UNLOCKED, data: { user_id: userId, by: cmd.actor, at: nowIso(this.deps) }, metadata: { actor: cmd.actor } }], {
+      expectedRevision: revision,
+    });
+    return { failures: state.consecutiveFailures };
+  }
+}

@@ -1,0 +1,56 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Logger } from './logging';
+
+/**
+ * Seals small secrets that must be readable again (a TOTP secret) before they go into an event:
+ * AES-256-GCM under the service key. Sealed form: `v1.<iv b64url>.<ciphertext b64url>.<tag b64url>`.
+ */
+export class SecretBox {
+  private keyBuffer?: Buffer;
+
+  /** The key, or a loader called on first use (processes that never seal need no key file). */
+  constructor(private readonly key: Buffer | (() => Buffer)) {}
+
+  private get secretKey(): Buffer {
+    this.keyBuffer ??= typeof this.key === 'function' ? this.key() : this.key;
+    if (this.keyBuffer.length !== 32) throw new Error('the secret key must be 32 bytes');
+    return this.keyBuffer;
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.secretKey, iv);
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), data.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  }
+
+  open(sealed: string): string {
+    const [version, iv, data, tag] = sealed.split('.');
+    if (version !== 'v1' || !iv || !data || !tag) throw new Error('not a sealed secret');
+    const decipher = createDecipheriv('aes-256-gcm', this.secretKey, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}
+
+/**
+ * MDS_SECRET_KEY (32 bytes, base64 or hex) when set — every process of one deployment needs the
+ * same; otherwise a key generated once into `<dataDir>/secret.key` (mode 0600).
+ */
+export function loadSecretKey(options: { secretKey?: string; dataDir: string; logger?: Logger }): Buffer {
+  if (options.secretKey) {
+    const raw = options.secretKey.trim();
+    const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+    if (key.length !== 32) throw new Error('MDS_SECRET_KEY must be 32 bytes, as 64 hex characters or base64');
+    return key;
+  }
+  const file = path.join(options.dataDir, 'secret.key');
+  if (fs.existsSync(file)) return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const key = randomBytes(32);
+  fs.writeFileSync(file, key.toString('base64'), { mode: 0o600, flag: 'wx' });
+  options.logger?.info({ file }, 'generated the service secret key (set MDS_SECRET_KEY to share one key between processes)');
+  return key;
+}

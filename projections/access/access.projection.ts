@@ -1,0 +1,63 @@
+import * as path from 'node:path';
+import {
+  ACCESS_EVENT_TYPES,
+  ACCESS_TOKEN_CREATED,
+  INTEGRATION_CREATED,
+  integrationView,
+  USER_AUTHENTICATED,
+  USER_CREATED,
+  USER_LOGIN_FAILED,
+  USER_UNLOCKED,
+  type AccessTokenCreated,
+  type IntegrationCreated,
+  type UserCreated,
+} from '../../libs/access/src';
+import type { Projection } from '../runtime/projection';
+
+/** Access events are few (logins, tokens), so each is one statement, applied in log order. */
+export const accessProjection: Projection = {
+  name: 'access',
+  version: 1,
+  eventTypes: ACCESS_EVENT_TYPES,
+  tables: ['access_users', 'access_tokens', 'access_integrations'],
+  migrationsDir: path.join(__dirname, 'migrations'),
+  async apply(events, tx) {
+    for (const e of events) {
+      switch (e.type) {
+        case USER_CREATED: {
+          const d = e.data as UserCreated;
+          await tx.query(
+            `INSERT INTO access_users (user_id, username, roles, totp, created_at) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (user_id) DO NOTHING`,
+            [d.user_id, d.username, d.roles, d.totp_secret_sealed !== null, d.created_at],
+          );
+          break;
+        }
+        case USER_LOGIN_FAILED:
+          await tx.query('UPDATE access_users SET consecutive_failures = consecutive_failures + 1 WHERE user_id = $1', [(e.data as { user_id: string }).user_id]);
+          break;
+        case USER_AUTHENTICATED:
+        case USER_UNLOCKED:
+          await tx.query('UPDATE access_users SET consecutive_failures = 0 WHERE user_id = $1', [(e.data as { user_id: string }).user_id]);
+          break;
+        case ACCESS_TOKEN_CREATED: {
+          const d = e.data as AccessTokenCreated;
+          await tx.query(
+            `INSERT INTO access_tokens (token_id, token_hash, owner_id, name, hint, created_by, transferred_roles, scopes, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (token_id) DO NOTHING`,
+            [d.token_id, d.token_hash, d.owner_id, d.name, d.hint, d.created_by, d.transferred_roles, JSON.stringify(d.scopes), d.created_at],
+          );
+          break;
+        }
+        case INTEGRATION_CREATED: {
+          const d = e.data as IntegrationCreated;
+          await tx.query(
+            `INSERT INTO access_integrations (integration_id, name, integration, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (integration_id) DO NOTHING`,
+            [d.integration_id, d.parameters.name, JSON.stringify(integrationView(d)), d.created_at],
+          );
+          break;
+        }
+      }
+    }
+  },
+};
