@@ -1,8 +1,51 @@
 import { randomUUID } from 'node:crypto';
-import { Projector, waitForProjection } from '../../projections';
+import { hashAccessToken, isWellFormedToken } from '../../libs/access/src';
+import { accessProjection, findTokenByHash, Projector, waitForProjection } from '../../projections';
 import { streamsProjection } from '../../projections/streams/streams.projection';
 import { openTestRuntime, type TestRuntime } from '../support/runtime';
 import { runCli } from '../support/processes';
+
+describe('mds CLI: users and tokens', () => {
+  let rt: TestRuntime;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    rt = await openTestRuntime({ projections: [accessProjection] });
+    env = { DATABASE_URL: rt.db.url, LOG_LEVEL: 'warn', MDS_SECRET_KEY: 'b'.repeat(64), MDS_PASSWORD_HASH_COST: '10' };
+  });
+  afterAll(async () => {
+    await rt?.close();
+  });
+
+  it('creates users (password from stdin, optional TOTP), refuses duplicates, unlocks, and prints tokens that work', async () => {
+    const created = await runCli(['users', 'create', 'ada', '--role', 'admin', '--role', 'auditor', '--password-stdin'], env, 60_000, 'a long password\n');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^created user ada \(users\/[0-9a-f]{24}\) with roles admin, auditor$/m);
+    const again = await runCli(['users', 'create', 'ADA', '--password-stdin'], env, 60_000, 'another password\n');
+    expect([again.code, again.stderr.trim()]).toEqual([1, 'mds: user "ADA" already exists']);
+    const withTotp = await runCli(['users', 'create', 'grace', '--totp'], { ...env, MDS_USER_PASSWORD: 'grace password' });
+    expect(withTotp.stdout).toMatch(/TOTP secret \(shown once\): [A-Z2-7]{32}\notpauth:\/\/totp\//);
+    const noPassword = await runCli(['users', 'create', 'nopw'], env);
+    expect(noPassword.code).toBe(1);
+    expect(noPassword.stderr).toMatch(/--password-stdin or MDS_USER_PASSWORD/);
+
+    const token = await runCli(['tokens', 'create', '--user', 'ada', '--name', 'ops', '--scope', 'GET /metrics'], env);
+    expect(token.code).toBe(0);
+    const value = token.stdout.trim();
+    expect(isWellFormedToken(value)).toBe(true);
+    const projector = new Projector(rt.runnerDeps(), rt.projections);
+    await projector.start();
+    try {
+      await waitForProjection(rt.pool, 'access', await rt.store.headPosition());
+      const record = await findTokenByHash(rt.pool, hashAccessToken(value));
+      expect(record).toMatchObject({ ownerRoles: ['admin', 'auditor'], scopes: [{ method: 'GET', path: '/metrics' }] });
+    } finally {
+      await projector.stop();
+    }
+    expect((await runCli(['users', 'unlock', 'ada'], env)).stdout).toMatch(/unlocked ada \(0 failed logins forgotten\)/);
+    expect((await runCli(['users', 'unlock', 'nobody'], env)).stderr).toMatch(/no user "nobody"/);
+  }, 90_000);
+});
 
 describe('mds CLI', () => {
   let rt: TestRuntime;
@@ -10,7 +53,7 @@ describe('mds CLI', () => {
 
   beforeAll(async () => {
     rt = await openTestRuntime({ projections: [streamsProjection] });
-    env = { DATABASE_URL: rt.db.url, LOG_LEVEL: 'warn', MDS_PROJECTION_BATCH_SIZE: '100' };
+    env = { DATABASE_URL: rt.db.url, LOG_LEVEL: 'warn', MDS_PROJECTION_BATCH_SIZE: '100', MDS_SECRET_KEY: 'a'.repeat(64), MDS_PASSWORD_HASH_COST: '10' };
     for (let i = 0; i < 30; i++) {
       await rt.store.append(`customer-${i % 3}`, Array.from({ length: 50 }, (_, j) => ({ id: randomUUID(), type: j % 2 ? 'CustomerRenamed' : 'CustomerImported', data: { i, j }, metadata: { actor: 'users/1' } })));
     }

@@ -11,13 +11,14 @@ export interface CliResult {
 }
 
 /** Runs the built `mds` CLI as a child process and collects its output. */
-export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 120_000): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 120_000, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`mds ${args.join(' ')} timed out\n${stderr}`));
