@@ -14,7 +14,7 @@ export async function serve(parts: Part[], config: AppConfig = loadConfig()): Pr
   const runtime = await openRuntime(config, { logger, role: parts.length > 1 ? 'all' : parts[0] });
   const stops: Array<() => Promise<unknown>> = [];
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
@@ -26,7 +26,7 @@ export async function serve(parts: Part[], config: AppConfig = loadConfig()): Pr
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err: (err as Error).message }, 'stop failed'));
     await runtime.close().catch((err) => logger.error({ err: (err as Error).message }, 'closing the runtime failed'));
     logger.info('stopped');
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -54,7 +54,7 @@ export async function serve(parts: Part[], config: AppConfig = loadConfig()): Pr
     }
   } catch (err) {
     logger.error({ err: (err as Error).message }, 'start failed');
-    await shutdown('start failure');
+    await shutdown('start failure', 1);
   }
 }
 

