@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hashAccessToken, isWellFormedToken } from '../../libs/access/src';
-import { accessProjection, findTokenByHash, Projector, waitForProjection } from '../../projections';
+import { accessProjection, findTokenByHash, Projector, PROJECTIONS, waitForProjection } from '../../projections';
 import { streamsProjection } from '../../projections/streams/streams.projection';
 import { openTestRuntime, type TestRuntime } from '../support/runtime';
 import { runCli } from '../support/processes';
@@ -84,7 +84,7 @@ describe('mds CLI', () => {
   it('lists projections with checkpoint and lag, and rebuilds one blue/green with progress', async () => {
     const statuses = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l));
     const before = await runCli(['projections', 'list', '--json'], env);
-    expect(statuses(before.stdout).map((s) => s.name)).toEqual(['streams', 'access']);
+    expect(statuses(before.stdout).map((s) => s.name)).toEqual(PROJECTIONS.map((p) => p.name));
     expect(statuses(before.stdout)[0]).toMatchObject({ name: 'streams', version: 1, checkpoint: 0, lag: 1500 });
 
     const projector = new Projector(rt.runnerDeps(), rt.projections);
@@ -112,6 +112,6 @@ describe('mds CLI', () => {
 
     const unknown = await runCli(['projections', 'rebuild', 'nope'], env);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/unknown projection "nope"; known: streams, access/);
+    expect(unknown.stderr).toMatch(/unknown projection "nope"; known: streams, access, shops/);
   }, 90_000);
 });

@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApiApp } from '../../apps/api/src/api.app';
 import type { ApiContextModules } from '../../apps/api/src/api.module';
 import { CreateUserCommand, CreateUserHandler, mintToken, type Role, type Scope } from '../../libs/access/src';
-import { accessProjection, Projector, waitForProjection } from '../../projections';
+import { accessProjection, Projector, waitForProjection, type Projection } from '../../projections';
 import type { AppConfig } from '../../libs/platform/src';
 import { openTestRuntime, type TestRuntime } from './runtime';
 
@@ -16,10 +16,10 @@ export interface TestApi {
 
 /** The API on a fresh database, listening on loopback, with its projections running. */
 export async function startTestApi(
-  options: { env?: Record<string, string>; contexts?: ApiContextModules; config?: Partial<AppConfig> } = {},
+  options: { env?: Record<string, string>; contexts?: ApiContextModules; config?: Partial<AppConfig>; projections?: Projection[] } = {},
 ): Promise<TestApi> {
   const rt = await openTestRuntime({
-    projections: [accessProjection],
+    projections: [accessProjection, ...(options.projections ?? [])],
     env: { MDS_PASSWORD_HASH_COST: '10', MDS_RATE_LIMIT_PER_MINUTE: '0', MDS_LEASE_RETRY_MS: '50', ...options.env },
     config: options.config,
   });

@@ -4,6 +4,7 @@ import { EVENT_STORE } from '../../../libs/event-store/src';
 import type { Runtime } from '../../../libs/runtime/src';
 import { AccessHttpModule } from './access/access.http.module';
 import { HealthHttpController } from './health/health.http.controller';
+import { SettingsHttpModule } from './settings/settings.http.module';
 import { ServiceMetrics } from './metrics/metrics';
 import { MetricsHttpController } from './metrics/metrics.http.controller';
 import { METRICS, RUNTIME } from './platform/tokens';
@@ -28,14 +29,14 @@ export class RuntimeModule {
 export type ApiContextModules = Array<Type<unknown> | DynamicModule>;
 
 /** The bounded contexts' HTTP modules (access, customers, catalog, ...), added as they are built. */
-export const CONTEXT_MODULES: ApiContextModules = [AccessHttpModule];
+export const CONTEXT_MODULES: ApiContextModules = [AccessHttpModule, SettingsHttpModule];
 
 @Module({})
 export class ApiModule {
   static forRoot(runtime: Runtime, metrics: ServiceMetrics, contexts: ApiContextModules = CONTEXT_MODULES): DynamicModule {
     return {
       module: ApiModule,
-      imports: [RuntimeModule.forRoot(runtime, metrics), CqrsModule.forRoot(), ...new Set([AccessHttpModule, ...contexts])],
+      imports: [RuntimeModule.forRoot(runtime, metrics), CqrsModule.forRoot(), ...new Set([...CONTEXT_MODULES, ...contexts])],
       controllers: [HealthHttpController, MetricsHttpController],
     };
   }

@@ -1,0 +1,20 @@
+import { invalidRequest } from '../../../../libs/platform/src';
+
+/** `limit` (default 100, max 10,000), `after` (an opaque cursor from next_url), the rest as equality filters. */
+export function dataPage(query: Record<string, unknown>, reserved: string[]): { limit: number; after?: string; filters: Record<string, string> } {
+  const rawLimit = query.limit;
+  const limit = rawLimit === undefined || rawLimit === '' ? 100 : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw invalidRequest('limit must be a whole number from 1 to 10000');
+  let after: string | undefined;
+  if (typeof query.after === 'string' && query.after !== '') {
+    after = Buffer.from(query.after, 'base64url').toString('utf8');
+    if (after === '') throw invalidRequest('after is not a cursor from next_url');
+  }
+  const filters: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (reserved.includes(key)) continue;
+    if (typeof value !== 'string') throw invalidRequest(`filter ${key} must be given once`);
+    filters[key] = value;
+  }
+  return { limit, after, filters };
+}

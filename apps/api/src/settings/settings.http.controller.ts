@@ -1,0 +1,45 @@
+import { Body, Controller, Get, Inject, Patch, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
+import { loadSettings, UpdateSettingsCommand, type Settings } from '../../../../libs/settings/src';
+import { RequirePermission } from '../access/permissions';
+
+const SETTINGS_SCHEMA = {
+  type: 'object',
+  properties: {
+    timezone: { type: 'string', example: 'Europe/Amsterdam' },
+    default_country: { type: 'string', nullable: true, example: 'NL' },
+    default_currency: { type: 'string', example: 'EUR' },
+    company_prefixes: { type: 'array', items: { type: 'string' } },
+    custom_event_types: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+@ApiTags('settings')
+@ApiBearerAuth()
+@Controller('api/settings')
+export class SettingsHttpController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
+
+  @Get()
+  @RequirePermission('data:read')
+  @ApiOperation({ summary: 'The service settings: timezone (IANA, default UTC), default_country, default_currency, company_prefixes, custom_event_types' })
+  @ApiOkResponse({ schema: { type: 'object', properties: { settings: SETTINGS_SCHEMA } } })
+  async get(): Promise<{ settings: Settings }> {
+    return { settings: (await loadSettings(this.store)).settings };
+  }
+
+  @Patch()
+  @RequirePermission('settings:manage')
+  @ApiOperation({ summary: 'Change settings (admin). Only the keys sent change; unknown keys and invalid values are 400.' })
+  @ApiBody({ schema: SETTINGS_SCHEMA })
+  @ApiOkResponse({ schema: { type: 'object', properties: { settings: SETTINGS_SCHEMA } } })
+  async patch(@Req() request: FastifyRequest, @Body() body: unknown): Promise<{ settings: Settings }> {
+    return { settings: await this.commands.execute(new UpdateSettingsCommand(body, request.principal!.ownerId, request.id)) };
+  }
+}

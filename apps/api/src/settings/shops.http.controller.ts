@@ -1,0 +1,53 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
+import { recordsOf, type ImportAnswer } from '../../../../libs/imports/src';
+import { invalidRequest } from '../../../../libs/platform/src';
+import type { Runtime } from '../../../../libs/runtime/src';
+import { shopImport } from '../../../../libs/settings/src';
+import { listShops } from '../../../../projections';
+import { RequirePermission } from '../access/permissions';
+import { RUNTIME } from '../platform/tokens';
+import { handleImport } from '../imports/import-answer';
+import { dataPage } from '../imports/paging';
+
+@ApiTags('shops')
+@ApiBearerAuth()
+@Controller()
+export class ShopsHttpController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+  ) {}
+
+  @Post('api/shops/upload')
+  @HttpCode(200)
+  @RequirePermission('data:import')
+  @ApiOperation({ summary: 'Import shops (store views): `{shops: [{external_id, name, ...}]}`. Partial acceptance; `?atomic=true`; `Idempotency-Key`.' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  @ApiQuery({ name: 'atomic', required: false, type: Boolean })
+  @ApiBody({ schema: { type: 'object', properties: { shops: { type: 'array', items: { type: 'object', properties: { external_id: { type: 'string' }, name: { type: 'string' } } } } } } })
+  @ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors: [{index, field, code, message}]}` once durably in the event log' })
+  upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return handleImport(this.store, shopImport, request, recordsOf(body, 'shops'));
+  }
+
+  @Get('api/data/shops')
+  @RequirePermission('data:read')
+  @ApiOperation({ summary: 'Shops in external_id order: `limit` (default 100, max 10,000), cursor paging with `next_url`, equality filters on any field' })
+  @ApiOkResponse({ description: '`{shops: [...], count, next_url}` (count: shops in this page; next_url absent on the last page)' })
+  async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
+    const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token']);
+    for (const key of Object.keys(filters)) if (!/^[A-Za-z0-9_.-]{1,200}$/.test(key)) throw invalidRequest(`cannot filter on "${key}"`);
+    const shops = await listShops(this.runtime.pool, { limit, after, filters });
+    return { shops, count: shops.length, ...(shops.length === limit ? { next_url: nextUrl(request, String(shops[shops.length - 1].external_id)) } : {}) };
+  }
+}
+
+function nextUrl(request: FastifyRequest, cursor: string): string {
+  const url = new URL(request.url, 'http://placeholder');
+  url.searchParams.set('after', Buffer.from(cursor).toString('base64url'));
+  url.searchParams.delete('access-token');
+  return `${url.pathname}${url.search}`;
+}

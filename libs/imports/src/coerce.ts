@@ -1,0 +1,72 @@
+/**
+ * Lenient coercion of the values e-commerce plugins send (coerce, then validate). Each function
+ * returns the coerced value, `undefined` for "absent" (null, and "" where the spec treats it so),
+ * or throws CoercionError with a stable code and a message naming what was expected.
+ */
+export class CoercionError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function coerceString(value: unknown, max = 10_000): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value !== 'string') throw new CoercionError('invalid_type', `expected a string, got ${describe(value)}`);
+  if (value.length > max) throw new CoercionError('too_long', `at most ${max} characters`);
+  return value;
+}
+
+/** Identifiers: strings or integers (`1043` → "1043"); a fraction or an empty value is an error. */
+export function coerceId(value: unknown, max = 256): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new CoercionError('invalid_id', `an id must be a string or a whole number, got ${value}`);
+    return String(value);
+  }
+  if (typeof value !== 'string') throw new CoercionError('invalid_type', `expected an id (string or whole number), got ${describe(value)}`);
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  if (trimmed.length > max) throw new CoercionError('too_long', `at most ${max} characters`);
+  return trimmed;
+}
+
+/** true/false, "true"/"false", "1"/"0", 1/0 ("yes"/"no" too); "" and null are absent. */
+export function coerceBoolean(value: unknown): boolean | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  if (typeof value === 'boolean') return value;
+  if (value === 1 || value === 0) return value === 1;
+  if (typeof value === 'string') {
+    const v = value.trim().toLowerCase();
+    if (['true', '1', 'yes'].includes(v)) return true;
+    if (['false', '0', 'no'].includes(v)) return false;
+  }
+  throw new CoercionError('invalid_boolean', `expected true or false, got ${describe(value)}`);
+}
+
+/** Lists as an array, a single string, or a comma-joined string; empty entries dropped. */
+export function coerceList(value: unknown): string[] | undefined {
+  if (value === null || value === undefined) return undefined;
+  const items = Array.isArray(value) ? value : typeof value === 'string' || typeof value === 'number' ? String(value).split(',') : undefined;
+  if (!items) throw new CoercionError('invalid_list', `expected a list or a comma-separated string, got ${describe(value)}`);
+  return [
+    ...new Set(
+      items.map((item, i) => {
+        const s = coerceString(item, 1000);
+        if (s === undefined) throw new CoercionError('invalid_list', `item ${i} is empty`);
+        return s.trim();
+      }).filter((s) => s !== ''),
+    ),
+  ];
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${JSON.stringify(value)}`.slice(0, 80);
+}

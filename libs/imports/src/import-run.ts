@@ -1,0 +1,217 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../../event-store/src';
+import { invalidRequest, unprocessable } from '../../platform/src';
+import { CoercionError } from './coerce';
+
+export const IMPORT_RUN_ACCEPTED = 'ImportRunAccepted';
+export const importStream = (runId: string) => `import-${runId}`;
+
+/** One problem with one record, as listed in the answer's `errors`. */
+export interface RecordError {
+  index: number;
+  field: string | null;
+  code: string;
+  message: string;
+}
+
+export interface ImportRunAccepted {
+  run_id: string;
+  kind: string;
+  received: number;
+  accepted: number;
+  rejected: number;
+  errors: RecordError[];
+  chunks: number;
+  body_hash: string;
+  idempotency_key: string | null;
+  created_at: string;
+}
+
+export interface ImportAnswer {
+  response: 'ok';
+  run_id: string;
+  accepted: number;
+  rejected: number;
+  errors: RecordError[];
+}
+
+/** What a context supplies to run an import of its records. */
+export interface ImportKind<R> {
+  kind: string;
+  /** The event type of one chunk, e.g. `ShopsImported`. */
+  chunkEventType: string;
+  /** Coerces and validates one record; throws RecordProblem / CoercionError for the first problem. */
+  validate(record: unknown, index: number): R;
+}
+
+export class RecordProblem extends Error {
+  constructor(
+    readonly field: string | null,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Reads `field` of a record through a coercer, turning a CoercionError into a RecordProblem naming the field. */
+export function field<T>(record: Record<string, unknown>, name: string, coerce: (v: unknown) => T): T {
+  try {
+    return coerce(record[name]);
+  } catch (err) {
+    if (err instanceof CoercionError) throw new RecordProblem(name, err.code, `${name}: ${err.message}`);
+    throw err;
+  }
+}
+
+const MAX_ERRORS_LISTED = 1000;
+export const CHUNK_RECORDS = 1000;
+export const CHUNK_BYTES = 512 * 1024;
+
+/** Splits records into chunks of at most ~1,000 records or ~512 KB of JSON. */
+export function chunkRecords<R>(records: R[], maxRecords = CHUNK_RECORDS, maxBytes = CHUNK_BYTES): R[][] {
+  const chunks: R[][] = [];
+  let current: R[] = [];
+  let bytes = 0;
+  for (const r of records) {
+    const size = JSON.stringify(r).length;
+    if (current.length > 0 && (current.length >= maxRecords || bytes + size > maxBytes)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(r);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+export function validateRecords<R>(kind: ImportKind<R>, records: unknown[]): { accepted: R[]; errors: RecordError[] } {
+  const accepted: R[] = [];
+  const errors: RecordError[] = [];
+  records.forEach((raw, index) => {
+    try {
+      accepted.push(kind.validate(raw, index));
+    } catch (err) {
+      if (err instanceof RecordProblem) errors.push({ index, field: err.field, code: err.code, message: err.message });
+      else if (err instanceof CoercionError) errors.push({ index, field: null, code: err.code, message: err.message });
+      else throw err;
+    }
+  });
+  return { accepted, errors };
+}
+
+/**
+ * The import-run pattern: validate every record, refuse the request when nothing (or, with
+ * `atomic`, anything) is invalid, else append the run header and every chunk to `import-<run_id>`
+ * in one atomic append and answer once it is durable. With an Idempotency-Key the run id derives
+ * from (caller, key), so a retry finds the first run and gets its answer; another body → 422.
+ */
+export async function runImport<R>(
+  store: EventStore,
+  kind: ImportKind<R>,
+  input: { records: unknown[]; atomic: boolean; idempotencyKey?: string; caller: string; requestId?: string; now?: Date },
+): Promise<{ answer: ImportAnswer; position: number; replayed: boolean }> {
+  const bodyHash = createHash('sha256').update(JSON.stringify(input.records)).digest('hex');
+  const runId = input.idempotencyKey ? keyedRunId(input.caller, input.idempotencyKey) : randomUUID();
+  if (input.idempotencyKey) {
+    const replay = await previousAnswer(store, runId, bodyHash);
+    if (replay) return replay;
+  }
+  const { accepted, errors } = validateRecords(kind, input.records);
+  const listed = errors.slice(0, MAX_ERRORS_LISTED);
+  if (input.records.length > 0 && (accepted.length === 0 || (input.atomic && errors.length > 0))) {
+    throw invalidRequest(
+      accepted.length === 0 ? `No record could be imported (${errors.length} rejected)` : `${errors.length} record(s) rejected; nothing imported (atomic=true)`,
+      listed,
+    );
+  }
+  const chunks = chunkRecords(accepted);
+  const header: ImportRunAccepted = {
+    run_id: runId,
+    kind: kind.kind,
+    received: input.records.length,
+    accepted: accepted.length,
+    rejected: errors.length,
+    errors: listed,
+    chunks: chunks.length,
+    body_hash: bodyHash,
+    idempotency_key: input.idempotencyKey ?? null,
+    created_at: (input.now ?? new Date()).toISOString(),
+  };
+  const metadata = { actor: input.caller, request_id: input.requestId, run_id: runId };
+  const events: NewEvent[] = [
+    { type: IMPORT_RUN_ACCEPTED, data: header, metadata },
+    ...chunks.map((records, i) => ({ type: kind.chunkEventType, data: { run_id: runId, chunk: i + 1, records }, metadata })),
+  ];
+  try {
+    const result = await store.append(importStream(runId), events, { expectedRevision: 'no_stream' });
+    return { answer: answerOf(header), position: result.position, replayed: false };
+  } catch (err) {
+    // A concurrent request with the same key won the race: answer as it did.
+    if (err instanceof WrongExpectedRevisionError && input.idempotencyKey) {
+      const replay = await previousAnswer(store, runId, bodyHash);
+      if (replay) return replay;
+    }
+    throw err;
+  }
+}
+
+function answerOf(h: ImportRunAccepted): ImportAnswer {
+  return { response: 'ok', run_id: h.run_id, accepted: h.accepted, rejected: h.rejected, errors: h.errors };
+}
+
+function keyedRunId(caller: string, key: string): string {
+  if (key.length > 255) throw invalidRequest('Idempotency-Key must be at most 255 characters');
+  const h = createHash('sha256').update(`${caller}\n${key}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+async function previousAnswer(store: EventStore, runId: string, bodyHash: string) {
+  const events = await store.readStream(importStream(runId));
+  if (events.length === 0) return undefined;
+  const header = events[0].data as ImportRunAccepted;
+  if (header.body_hash !== bodyHash) {
+    throw unprocessable('This Idempotency-Key was used with a different body; use a new key for a new request');
+  }
+  return { answer: answerOf(header), position: events[events.length - 1].position, replayed: true };
+}
+
+export interface RunStatus {
+  run_id: string;
+  kind: string;
+  state: 'scheduled' | 'completed' | 'failed';
+  received: number;
+  accepted: number;
+  rejected: number;
+  errors: RecordError[];
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** A run's header and the log position its projection must pass for the run to be complete. */
+export async function readRun(store: EventStore, runId: string): Promise<{ header: ImportRunAccepted; lastPosition: number } | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(runId)) return undefined;
+  const events = await store.readStream(importStream(runId));
+  if (events.length === 0 || events[0].type !== IMPORT_RUN_ACCEPTED) return undefined;
+  return { header: events[0].data as ImportRunAccepted, lastPosition: events[events.length - 1].position };
+}
+
+/** `{<key>: [...]}`, a bare list when allowed, or null → the records; anything else is a 400. */
+export function recordsOf(body: unknown, key: string, allowBareList = false): unknown[] {
+  if (body === undefined || body === null) return [];
+  if (Array.isArray(body)) {
+    if (allowBareList) return body;
+    throw invalidRequest(`The body must be {"${key}": [...]}`);
+  }
+  if (typeof body !== 'object') throw invalidRequest(`The body must be {"${key}": [...]}`);
+  const list = (body as Record<string, unknown>)[key];
+  if (list === null) return [];
+  if (list === undefined) {
+    if (Object.keys(body as object).length === 0) return [];
+    throw invalidRequest(`The body must be {"${key}": [...]}; "${key}" is missing`);
+  }
+  if (!Array.isArray(list)) throw invalidRequest(`"${key}" must be a list`);
+  return list;
+}

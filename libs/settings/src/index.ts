@@ -1,0 +1,3 @@
+export * from './settings';
+export * from './shops';
+export { UpdateSettingsCommand, UpdateSettingsHandler } from './update-settings.handler';

@@ -1,0 +1,31 @@
+import { coerceId, field, RecordProblem, type ImportKind } from '../../imports/src';
+
+export const SHOPS_IMPORTED = 'ShopsImported';
+
+export interface ShopRecord {
+  external_id: string;
+  [key: string]: unknown;
+}
+
+/**
+ * A shop (the Magento plugin sends its store views): `external_id` required, `name` and any other
+ * keys kept as sent; null means absent, "" removes a key on update.
+ */
+export const shopImport: ImportKind<ShopRecord> = {
+  kind: 'shops',
+  chunkEventType: SHOPS_IMPORTED,
+  validate(raw) {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RecordProblem(null, 'invalid_record', 'a shop must be an object');
+    const record = raw as Record<string, unknown>;
+    const externalId = field(record, 'external_id', coerceId);
+    if (externalId === undefined) throw new RecordProblem('external_id', 'required', 'external_id is required');
+    const out: ShopRecord = { external_id: externalId };
+    for (const [key, value] of Object.entries(record)) {
+      if (key === 'external_id' || value === null || value === undefined) continue;
+      if (key.length > 200) throw new RecordProblem(key.slice(0, 50), 'invalid_key', 'keys are at most 200 characters');
+      out[key] = value;
+    }
+    if ('name' in out && typeof out.name !== 'string') throw new RecordProblem('name', 'invalid_type', 'name must be a string');
+    return out;
+  },
+};
