@@ -1,5 +1,6 @@
 import type { Projection } from './runtime/projection';
 import { accessProjection } from './access/access.projection';
+import { customersProjection } from './customers/customers.projection';
 import { shopsProjection } from './shops/shops.projection';
 import { streamsProjection } from './streams/streams.projection';
 
@@ -11,10 +12,12 @@ export * from './runtime/consistency';
 export { accessProjection } from './access/access.projection';
 export { countUsers, findTokenByHash, type TokenRecord } from './access/access.queries';
 export { shopsProjection } from './shops/shops.projection';
+export { customersProjection } from './customers/customers.projection';
+export { customerView, listCustomers } from './customers/customers.queries';
 export { listShops } from './shops/shops.queries';
 
 /** Every read model of the service. Later contexts add theirs here. */
-export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection];
+export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection];
 
 /** Which projection completes the import runs of each kind (a run is `completed` once it has passed the run). */
-export const IMPORT_PROJECTIONS: Record<string, string> = { shops: 'shops' };
+export const IMPORT_PROJECTIONS: Record<string, string> = { shops: 'shops', customers: 'customers' };

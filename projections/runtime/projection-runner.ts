@@ -63,7 +63,8 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
   }
 }
 
-export function readPage(store: EventStore, projection: Projection, after: number, limit: number): Promise<ReadAllPage> {
+export function readPage(store: EventStore, projection: Projection, after: number, runnerLimit: number): Promise<ReadAllPage> {
+  const limit = Math.min(runnerLimit, projection.batchSize ?? runnerLimit);
   const filter = projection.eventTypes || projection.streamPrefixes ? { types: projection.eventTypes, streamPrefixes: projection.streamPrefixes } : undefined;
   return store.readAll({ after, limit, filter });
 }

@@ -18,6 +18,8 @@ export interface Projection {
   /** Event types it handles; the runner reads only those (all when absent). */
   eventTypes?: string[];
   streamPrefixes?: string[];
+  /** Events per transaction when smaller than the runner's (import chunks carry ~1,000 records each). */
+  batchSize?: number;
   /** Tables its migrations create; each is served to readers as a view of the same name. */
   tables: string[];
   /** Folder of `*.sql` run, in name order, inside a new generation's schema. */

@@ -1,2 +1,4 @@
 export * from './coerce';
 export * from './import-run';
+export * from './dates';
+export * from './phone';

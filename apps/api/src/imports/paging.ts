@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../../../libs/platform/src';
 
 /** `limit` (default 100, max 10,000), `after` (an opaque cursor from next_url), the rest as equality filters. */
@@ -17,4 +18,12 @@ export function dataPage(query: Record<string, unknown>, reserved: string[]): { 
     filters[key] = value;
   }
   return { limit, after, filters };
+}
+
+/** The same request with `after` set to the cursor (never the query-string token). */
+export function nextUrl(request: FastifyRequest, cursor: string): string {
+  const url = new URL(request.url, 'http://placeholder');
+  url.searchParams.set('after', Buffer.from(cursor).toString('base64url'));
+  url.searchParams.delete('access-token');
+  return `${url.pathname}${url.search}`;
 }

@@ -10,7 +10,7 @@ import { listShops } from '../../../../projections';
 import { RequirePermission } from '../access/permissions';
 import { RUNTIME } from '../platform/tokens';
 import { handleImport } from '../imports/import-answer';
-import { dataPage } from '../imports/paging';
+import { dataPage, nextUrl } from '../imports/paging';
 
 @ApiTags('shops')
 @ApiBearerAuth()
@@ -43,11 +43,4 @@ export class ShopsHttpController {
     const shops = await listShops(this.runtime.pool, { limit, after, filters });
     return { shops, count: shops.length, ...(shops.length === limit ? { next_url: nextUrl(request, String(shops[shops.length - 1].external_id)) } : {}) };
   }
-}
-
-function nextUrl(request: FastifyRequest, cursor: string): string {
-  const url = new URL(request.url, 'http://placeholder');
-  url.searchParams.set('after', Buffer.from(cursor).toString('base64url'));
-  url.searchParams.delete('access-token');
-  return `${url.pathname}${url.search}`;
 }

@@ -1,0 +1,70 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { customerImport } from '../../../../libs/customers/src';
+import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
+import { coerceDateTime, CoercionError, recordsOf, type ImportAnswer } from '../../../../libs/imports/src';
+import { invalidRequest } from '../../../../libs/platform/src';
+import type { Runtime } from '../../../../libs/runtime/src';
+import { loadSettings } from '../../../../libs/settings/src';
+import { listCustomers } from '../../../../projections';
+import { RequirePermission } from '../access/permissions';
+import { handleImport } from '../imports/import-answer';
+import { dataPage, nextUrl } from '../imports/paging';
+import { RUNTIME } from '../platform/tokens';
+
+@ApiTags('customers')
+@ApiBearerAuth()
+@Controller()
+export class CustomersHttpController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+  ) {}
+
+  @Post(['api/customers/upload', 'api/customer/upload'])
+  @HttpCode(200)
+  @RequirePermission('data:import')
+  @ApiOperation({
+    summary: 'Import customers: `{customers: [...]}` (also at /api/customer/upload/)',
+    description:
+      'Records that cannot be imported are listed in `errors` ({index, field, code, message}) and left out; the rest are imported. ' +
+      'No valid record → 400. `?atomic=true`: any record error fails the request. `Idempotency-Key`: a retry gets the first answer. ' +
+      'The answer comes once the records are durably in the event log; GET /api/runs/{run_id}/ says when they are readable.',
+  })
+  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  @ApiQuery({ name: 'atomic', required: false, type: Boolean })
+  @ApiBody({ schema: { type: 'object', properties: { customers: { type: 'array', items: { type: 'object' } } } } })
+  @ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors}`' })
+  async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    const { settings } = await loadSettings(this.store);
+    return handleImport(this.store, customerImport(settings), request, recordsOf(body, 'customers'));
+  }
+
+  @Get('api/data/customers')
+  @RequirePermission('data:read')
+  @ApiOperation({
+    summary: 'Customers in a stable order: `limit` (default 100, max 10,000), `next_url` cursor paging, equality filters on any field (`?tags=vip`, `?ACME__tier=gold`), `updated_since`',
+    description: 'Deleted customers never appear; forgotten ones appear as `{is_forgotten: true}`. `count` is the number of customers in this page.',
+  })
+  @ApiOkResponse({ description: '`{customers: [...], count, next_url}` (next_url absent on the last page)' })
+  async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
+    const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'updated_since']);
+    for (const key of Object.keys(filters)) if (!/^[A-Za-z0-9_.-]{1,200}$/.test(key)) throw invalidRequest(`cannot filter on "${key}"`);
+    let updatedSince: string | undefined;
+    if (query.updated_since) {
+      try {
+        updatedSince = coerceDateTime(query.updated_since, (await loadSettings(this.store)).settings.timezone);
+      } catch (err) {
+        if (err instanceof CoercionError) throw invalidRequest(`updated_since: ${err.message}`);
+        throw err;
+      }
+    }
+    const cursor = after === undefined ? undefined : Number(after);
+    if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
+    const rows = await listCustomers(this.runtime.pool, { limit, after: cursor, filters, updatedSince });
+    const customers = rows.map((r) => r.customer);
+    const next = rows.length === limit ? nextUrl(request, String(rows[rows.length - 1].id)) : undefined;
+    return { customers, count: customers.length, ...(next ? { next_url: next } : {}) };
+  }
+}

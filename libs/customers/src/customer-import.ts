@@ -1,0 +1,101 @@
+import {
+  coerceBoolean,
+  coerceDate,
+  coerceDateTime,
+  coerceId,
+  coerceList,
+  coerceString,
+  field,
+  normalizePhone,
+  RecordProblem,
+  type ImportKind,
+} from '../../imports/src';
+import type { Settings } from '../../settings/src';
+import { CUSTOMERS_IMPORTED } from './customers.events';
+
+const STRING_FIELDS = [
+  'canonical_id', 'first_name', 'last_name', 'shop_id', 'city', 'company', 'gender', 'house_number', 'house_number_addition',
+  'province', 'street_address', 'street_name', 'vat_number', 'zip_code', 'cb_token', 'language',
+];
+const BOOLEAN_FIELDS = ['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms', 'is_deleted', 'is_forgotten'];
+const DATETIME_FIELDS = ['date_joined', 'last_login'];
+const LIST_FIELDS = ['tags', 'mailing_lists'];
+const LIST_OPS = ['tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove'];
+/** Key of the normalised phone number carried in the event for matching ("$" keys are never customer fields). */
+export const PHONE_KEY = '$phone';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const EXTERNAL_ID = /^[A-Za-z0-9-]+$/;
+
+export type CustomerRecord = Record<string, unknown>;
+
+/**
+ * Coerces one customer as plugins send it, then validates. `null` means absent, `""` removes a
+ * string key on update (booleans: `""` is absent, lists: `""` is an empty list). Unknown keys and
+ * `<COMPANY>__<field>` keys are kept (company names checked against the settings when listed).
+ */
+export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
+  return {
+    kind: 'customers',
+    chunkEventType: CUSTOMERS_IMPORTED,
+    validate(raw) {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RecordProblem(null, 'invalid_record', 'a customer must be an object');
+      const r = raw as Record<string, unknown>;
+      const out: CustomerRecord = {};
+      for (const [key, value] of Object.entries(r)) {
+        if (value === null || value === undefined) continue;
+        if (key.startsWith('$') || key.length > 200 || key === '') throw new RecordProblem(key.slice(0, 50), 'invalid_key', `"${key.slice(0, 50)}" is not a usable field name`);
+        if (key === 'external_id') {
+          const id = field(r, key, coerceId);
+          if (id !== undefined && !EXTERNAL_ID.test(id)) throw new RecordProblem(key, 'invalid_external_id', 'external_id: letters, numbers and dashes only');
+          if (id !== undefined) out.external_id = id;
+        } else if (key === 'email') {
+          const email = field(r, key, (v) => coerceString(v, 320))?.trim();
+          if (email !== undefined && email !== '' && !EMAIL.test(email)) throw new RecordProblem(key, 'invalid_email', `email: "${email.slice(0, 80)}" is not an e-mail address`);
+          if (email !== undefined) out.email = email;
+        } else if (key === 'phone_number') {
+          const phone = field(r, key, (v) => coerceString(v, 64))?.trim();
+          if (phone === undefined) continue;
+          if (phone !== '') {
+            const normalized = normalizePhone(phone, settings.default_country);
+            if (!normalized) throw new RecordProblem(key, 'invalid_phone', `phone_number: "${phone}" has too few digits`);
+            out[PHONE_KEY] = normalized;
+          }
+          out.phone_number = phone;
+        } else if (key === 'country') {
+          const country = field(r, key, (v) => coerceString(v, 2))?.trim();
+          if (country !== undefined && country !== '' && !/^[A-Za-z]{2}$/.test(country)) throw new RecordProblem(key, 'invalid_country', 'country: a two-letter country code');
+          if (country !== undefined) out.country = country.toUpperCase();
+        } else if (STRING_FIELDS.includes(key)) {
+          const s = field(r, key, (v) => coerceString(v, 1000));
+          if (s !== undefined) out[key] = s;
+        } else if (BOOLEAN_FIELDS.includes(key)) {
+          const b = field(r, key, coerceBoolean);
+          if (b !== undefined) out[key] = b;
+        } else if (DATETIME_FIELDS.includes(key)) {
+          const t = value === '' ? '' : field(r, key, (v) => coerceDateTime(v, settings.timezone));
+          if (t !== undefined) out[key] = t;
+        } else if (key === 'birth_date') {
+          const d = value === '' ? '' : field(r, key, coerceDate);
+          if (d !== undefined) out[key] = d;
+        } else if (LIST_FIELDS.includes(key) || LIST_OPS.includes(key)) {
+          out[key] = value === '' ? [] : field(r, key, coerceList);
+        } else if (key.includes('__')) {
+          const company = key.slice(0, key.indexOf('__'));
+          if (!/^[A-Za-z][A-Za-z0-9]*$/.test(company) || key.endsWith('__')) throw new RecordProblem(key, 'invalid_key', `"${key}" is not <COMPANY>__<field>`);
+          if (settings.company_prefixes.length > 0 && !settings.company_prefixes.includes(company)) {
+            throw new RecordProblem(key, 'unknown_company', `"${company}" is not among the settings' company_prefixes`);
+          }
+          out[key] = value;
+        } else {
+          out[key] = value;
+        }
+      }
+      const has = (k: string) => typeof out[k] === 'string' && out[k] !== '';
+      if (!has('external_id') && !has('phone_number') && !has('email')) {
+        throw new RecordProblem(null, 'missing_identifier', 'a customer needs at least one of external_id, phone_number, email');
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export * from './customers.events';
+export * from './customer-import';

@@ -1,0 +1,65 @@
+import { CoercionError } from './coerce';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+function checkDate(y: number, m: number, d: number, raw: string): void {
+  const probe = new Date(Date.UTC(y, m - 1, d));
+  if (m < 1 || m > 12 || probe.getUTCFullYear() !== y || probe.getUTCMonth() !== m - 1 || probe.getUTCDate() !== d) {
+    throw new CoercionError('invalid_date', `"${raw}" is not a real date`);
+  }
+}
+
+/** Offset of `timeZone` from UTC at the instant `utcMs`, in ms. */
+function zoneOffset(utcMs: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(utcMs));
+  const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
+  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(utcMs / 1000) * 1000;
+}
+
+/** A wall-clock time in `timeZone` as a UTC instant (the later one when a DST change repeats an hour). */
+export function zonedToUtc(y: number, mo: number, d: number, h: number, mi: number, s: number, ms: number, timeZone: string): number {
+  const wall = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  let utc = wall - zoneOffset(wall, timeZone);
+  utc = wall - zoneOffset(utc, timeZone);
+  return utc;
+}
+
+/** `YYYY-MM-DD` only; impossible dates (2025-02-29) are errors, not shifted. */
+export function coerceDate(value: unknown): string | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw new CoercionError('invalid_date', 'expected a date YYYY-MM-DD');
+  const raw = value.trim();
+  const m = DATE.exec(raw) ?? DATETIME.exec(raw);
+  if (!m) throw new CoercionError('invalid_date', `"${raw}" is not a date YYYY-MM-DD`);
+  checkDate(Number(m[1]), Number(m[2]), Number(m[3]), raw);
+  return `${m[1]}-${m[2]}-${m[3]}`;
+}
+
+/**
+ * Datetimes as plugins send them: a date, ISO with `Z` or an offset, without a zone, or with a
+ * space instead of `T`. Without a zone the settings' time zone applies. Returns ISO UTC.
+ */
+export function coerceDateTime(value: unknown, timeZone = 'UTC'): string | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw new CoercionError('invalid_datetime', 'expected a date or timestamp');
+  const raw = value.trim();
+  const date = DATE.exec(raw);
+  const m = date ? [raw, date[1], date[2], date[3], '00', '00', '00', undefined, undefined] : DATETIME.exec(raw);
+  if (!m) throw new CoercionError('invalid_datetime', `"${raw}" is not a date or ISO 8601 timestamp`);
+  const [y, mo, d, h, mi, s] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
+  checkDate(y, mo, d, raw);
+  if (h > 23 || mi > 59 || s > 59) throw new CoercionError('invalid_datetime', `"${raw}" has an impossible time`);
+  const ms = m[7] ? Number(String(m[7]).padEnd(3, '0').slice(0, 3)) : 0;
+  const zone = m[8];
+  let utc: number;
+  if (!zone) utc = zonedToUtc(y, mo, d, h, mi, s, ms, timeZone);
+  else if (zone.toUpperCase() === 'Z') utc = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  else {
+    const sign = zone[0] === '-' ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    const offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4))) * 60_000;
+    utc = Date.UTC(y, mo - 1, d, h, mi, s, ms) - offset;
+  }
+  return new Date(utc).toISOString().replace('.000Z', 'Z');
+}

@@ -1,0 +1,99 @@
+import * as path from 'node:path';
+import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
+import type { Projection, ProjectionTx } from '../runtime/projection';
+
+/**
+ * Set-based merge of imported customers. A page of chunks goes into a temporary table; then, in
+ * waves, every record is matched against the customers (external_id, then phone, then e-mail, see
+ * README) and each wave applies — with a handful of statements — the records that are first among
+ * the remaining ones for every identifier and target they touch. Records of one identity are so
+ * applied in log order; a page usually needs one wave, a request with repeated identities one per repeat.
+ */
+export const customersProjection: Projection = {
+  name: 'customers',
+  version: 1,
+  eventTypes: [CUSTOMERS_IMPORTED],
+  batchSize: 20,
+  tables: ['customers'],
+  migrationsDir: path.join(__dirname, 'migrations'),
+  async apply(events, tx) {
+    const chunks = events.map((e) => ({ position: e.position, at: e.createdAt, records: (e.data as { records: unknown[] }).records }));
+    await tx.query(
+      `CREATE TEMP TABLE cb ON COMMIT DROP AS
+       SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
+              nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
+              NULL::bigint AS target
+         FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
+        CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)`,
+      [JSON.stringify(chunks)],
+    );
+    for (let wave = 0; ; wave++) {
+      if (wave > 100_000) throw new Error('customer merge does not converge');
+      // Records naming an identifier of a forgotten customer are ignored: the data stays forgotten.
+      // Checked every wave, since a forgetting earlier in this page counts for the records after it.
+      await tx.query(`DELETE FROM cb WHERE EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
+          (f.kind = 'external_id' AND f.hash = identifier_hash(cb.ext)) OR (f.kind = 'phone' AND f.hash = identifier_hash(cb.phone))
+          OR (f.kind = 'email' AND f.hash = identifier_hash(cb.email)))`);
+      const remaining = await resolveTargets(tx);
+      if (remaining === 0) break;
+      await applyWave(tx);
+    }
+  },
+};
+
+async function resolveTargets(tx: ProjectionTx): Promise<number> {
+  const { rowCount } = await tx.query(`UPDATE cb SET target = coalesce(
+      (SELECT c.customer_id FROM customers c WHERE c.external_id = cb.ext),
+      CASE WHEN cb.ext IS NULL THEN coalesce(
+             (SELECT min(c.customer_id) FROM customers c WHERE c.phone = cb.phone),
+             (SELECT min(c.customer_id) FROM customers c WHERE c.email = cb.email))
+           ELSE coalesce(
+             (SELECT min(c.customer_id) FROM customers c WHERE c.phone = cb.phone AND c.external_id IS NULL),
+             (SELECT min(c.customer_id) FROM customers c WHERE c.email = cb.email AND c.external_id IS NULL))
+      END)`);
+  return rowCount ?? 0;
+}
+
+async function applyWave(tx: ProjectionTx): Promise<void> {
+  // The wave: records first (in log order) among the remaining ones for each identifier and target.
+  await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS
+    SELECT * FROM (
+      SELECT cb.*,
+             min(ord) OVER (PARTITION BY ext) AS f_ext, min(ord) OVER (PARTITION BY phone) AS f_phone,
+             min(ord) OVER (PARTITION BY email) AS f_email, min(ord) OVER (PARTITION BY target) AS f_target
+        FROM cb) x
+     WHERE (ext IS NULL OR f_ext = ord) AND (phone IS NULL OR f_phone = ord)
+       AND (email IS NULL OR f_email = ord) AND (target IS NULL OR f_target = ord)`);
+  // Forgetting: remember the hashes of every identifier the customer had or is sent with.
+  await tx.query(`INSERT INTO forgotten_identifiers (kind, hash)
+    SELECT DISTINCT k, identifier_hash(v) FROM (
+      SELECT w.ext AS e, w.phone AS p, w.email AS m, c.external_id AS ce, c.phone AS cp, c.email AS cm
+        FROM wave w LEFT JOIN customers c ON c.customer_id = w.target
+       WHERE (w.rec->>'is_forgotten')::boolean IS TRUE) s,
+    LATERAL (VALUES ('external_id', e), ('phone', p), ('email', m), ('external_id', ce), ('phone', cp), ('email', cm)) AS ids(k, v)
+    WHERE v IS NOT NULL ON CONFLICT DO NOTHING`);
+  await tx.query(`UPDATE customers c SET
+      data = CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
+      external_id = CASE WHEN forget THEN NULL ELSE merged->>'external_id' END,
+      phone = CASE WHEN forget THEN NULL WHEN u.rec ? 'phone_number' THEN u.rec->>'$phone' ELSE c.phone END,
+      email = CASE WHEN forget THEN NULL ELSE lower(merged->>'email') END,
+      is_deleted = c.is_deleted OR coalesce((u.rec->>'is_deleted')::boolean, false),
+      is_forgotten = forget,
+      updated_at = u.at,
+      updated_position = u.position
+    FROM (SELECT w.target, w.rec, w.at, w.position, customer_merge(c2.data, w.rec) AS merged,
+                 coalesce((w.rec->>'is_forgotten')::boolean, false) AS forget
+            FROM wave w JOIN customers c2 ON c2.customer_id = w.target WHERE NOT c2.is_forgotten) u
+   WHERE c.customer_id = u.target`);
+  await tx.query(`INSERT INTO customers (customer_id, external_id, phone, email, data, is_deleted, is_forgotten, created_at, updated_at, updated_position)
+    SELECT w.ord,
+           CASE WHEN forget THEN NULL ELSE merged->>'external_id' END,
+           CASE WHEN forget THEN NULL ELSE w.phone END,
+           CASE WHEN forget THEN NULL ELSE lower(merged->>'email') END,
+           CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
+           coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.at, w.at, w.position
+      FROM (SELECT wave.*, customer_merge('{}'::jsonb, wave.rec) AS merged, coalesce((wave.rec->>'is_forgotten')::boolean, false) AS forget
+              FROM wave WHERE target IS NULL) w`);
+  await tx.query(`DELETE FROM cb WHERE ord IN (SELECT ord FROM wave)`);
+  await tx.query(`DROP TABLE wave`);
+}

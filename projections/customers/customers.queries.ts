@@ -1,0 +1,46 @@
+import type { Pool } from 'pg';
+
+const LIST_FIELDS = new Set(['tags', 'mailing_lists']);
+const BOOLEAN_DEFAULT_FALSE = new Set(['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms']);
+
+/** What retrieval shows of a customer: its fields, with the permission defaults filled in. */
+export function customerView(data: Record<string, unknown>, forgotten: boolean): Record<string, unknown> {
+  if (forgotten) return { is_forgotten: true };
+  const out: Record<string, unknown> = { ...data };
+  for (const key of BOOLEAN_DEFAULT_FALSE) if (out[key] === undefined) out[key] = false;
+  return out;
+}
+
+/**
+ * A page of live (not deleted) customers in customer_id order after a cursor. Filters compare a
+ * field by equality (lists: contains; can_* false also matches absent); `updatedSince` bounds updated_at.
+ */
+export async function listCustomers(
+  pool: Pool,
+  options: { limit: number; after?: number; filters?: Record<string, string>; updatedSince?: string },
+): Promise<Array<{ id: number; customer: Record<string, unknown> }>> {
+  const params: unknown[] = [options.limit, options.after ?? null, options.updatedSince ?? null];
+  const where = ['NOT is_deleted', '($2::bigint IS NULL OR customer_id > $2)', '($3::timestamptz IS NULL OR updated_at >= $3)'];
+  for (const [key, value] of Object.entries(options.filters ?? {})) {
+    params.push(value);
+    const v = `$${params.length}`;
+    if (key === 'external_id') {
+      where.push(`external_id = ${v}`);
+      continue;
+    }
+    if (key === 'email') {
+      where.push(`email = lower(${v})`);
+      continue;
+    }
+    params.push(key);
+    const k = `$${params.length}`;
+    if (LIST_FIELDS.has(key)) where.push(`data->${k} ? ${v}`);
+    else if (BOOLEAN_DEFAULT_FALSE.has(key)) where.push(`coalesce(data->>${k}, 'false') = ${v}`);
+    else where.push(`data->>${k} = ${v}`);
+  }
+  const { rows } = await pool.query<{ customer_id: number; data: Record<string, unknown>; is_forgotten: boolean }>(
+    `SELECT customer_id, data, is_forgotten FROM customers WHERE ${where.join(' AND ')} ORDER BY customer_id LIMIT $1`,
+    params,
+  );
+  return rows.map((r) => ({ id: r.customer_id, customer: customerView(r.data, r.is_forgotten) }));
+}
