@@ -31,7 +31,7 @@ export const customersProjection: Projection = {
       if (wave > 100_000) throw new Error('customer merge does not converge');
       // Records naming an identifier of a forgotten customer are ignored: the data stays forgotten.
       // Checked every wave, since a forgetting earlier in this page counts for the records after it.
-      await tx.query(`DELETE FROM cb WHERE EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
+      await tx.query(`DELETE FROM cb WHERE EXISTS (SELECT 1 FROM forgotten_identifiers) AND EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
           (f.kind = 'external_id' AND f.hash = identifier_hash(cb.ext)) OR (f.kind = 'phone' AND f.hash = identifier_hash(cb.phone))
           OR (f.kind = 'email' AND f.hash = identifier_hash(cb.email)))`);
       const remaining = await resolveTargets(tx);

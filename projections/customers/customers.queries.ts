@@ -19,8 +19,17 @@ export async function listCustomers(
   pool: Pool,
   options: { limit: number; after?: number; filters?: Record<string, string>; updatedSince?: string },
 ): Promise<Array<{ id: number; customer: Record<string, unknown> }>> {
-  const params: unknown[] = [options.limit, options.after ?? null, options.updatedSince ?? null];
-  const where = ['NOT is_deleted', '($2::bigint IS NULL OR customer_id > $2)', '($3::timestamptz IS NULL OR updated_at >= $3)'];
+  // Only the conditions in use, so the planner walks the primary key in order for plain paging.
+  const params: unknown[] = [options.limit];
+  const where = ['NOT is_deleted'];
+  if (options.after !== undefined) {
+    params.push(options.after);
+    where.push(`customer_id > $${params.length}`);
+  }
+  if (options.updatedSince !== undefined) {
+    params.push(options.updatedSince);
+    where.push(`updated_at >= $${params.length}::timestamptz`);
+  }
   for (const [key, value] of Object.entries(options.filters ?? {})) {
     params.push(value);
     const v = `$${params.length}`;

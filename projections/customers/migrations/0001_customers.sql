@@ -38,14 +38,22 @@ CREATE FUNCTION list_update(cur jsonb, rep jsonb, additions jsonb, removals json
 $$;
 
 -- Only supplied keys change; "" removes a key; list operations applied; "$" keys are matching aids.
-CREATE FUNCTION customer_merge(cur jsonb, rec jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
-  SELECT public.jsonb_strip_empty(
-           (cur || (rec - ARRAY['$phone', 'tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove']))
-           || jsonb_strip_nulls(jsonb_build_object(
-                'tags', CASE WHEN rec ?| ARRAY['tags', 'tags.add', 'tags.remove']
-                             THEN list_update(cur->'tags', rec->'tags', rec->'tags.add', rec->'tags.remove') END,
-                'mailing_lists', CASE WHEN rec ?| ARRAY['mailing_lists', 'mailing_lists.add', 'mailing_lists.remove']
-                                      THEN list_update(cur->'mailing_lists', rec->'mailing_lists', rec->'mailing_lists.add', rec->'mailing_lists.remove') END)))
+-- The common case (no list operations, no "") costs one jsonb concatenation.
+CREATE FUNCTION customer_merge(cur jsonb, rec jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  merged jsonb := cur || (rec - ARRAY['$phone', 'tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove']);
+BEGIN
+  IF rec ?| ARRAY['tags.add', 'tags.remove'] THEN
+    merged := jsonb_set(merged, '{tags}', list_update(cur->'tags', rec->'tags', rec->'tags.add', rec->'tags.remove'));
+  END IF;
+  IF rec ?| ARRAY['mailing_lists.add', 'mailing_lists.remove'] THEN
+    merged := jsonb_set(merged, '{mailing_lists}', list_update(cur->'mailing_lists', rec->'mailing_lists', rec->'mailing_lists.add', rec->'mailing_lists.remove'));
+  END IF;
+  IF jsonb_path_exists(rec, '$.* ? (@ == "")') THEN
+    merged := public.jsonb_strip_empty(merged);
+  END IF;
+  RETURN merged;
+END
 $$;
 
 CREATE FUNCTION identifier_hash(v text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
