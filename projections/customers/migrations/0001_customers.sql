@@ -14,8 +14,8 @@ CREATE TABLE customers (
   updated_position bigint NOT NULL
 );
 CREATE UNIQUE INDEX customers_external_id ON customers (external_id) WHERE external_id IS NOT NULL;
-CREATE INDEX customers_phone ON customers (phone) WHERE phone IS NOT NULL;
-CREATE INDEX customers_email ON customers (email) WHERE email IS NOT NULL;
+CREATE INDEX customers_phone ON customers (phone, customer_id) WHERE phone IS NOT NULL;
+CREATE INDEX customers_email ON customers (email, customer_id) WHERE email IS NOT NULL;
 CREATE INDEX customers_updated ON customers (updated_at, customer_id);
 
 -- Hashes of the identifiers of forgotten customers: later imports with them are ignored, so the
