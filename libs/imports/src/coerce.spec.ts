@@ -1,4 +1,6 @@
-import { coerceBoolean, coerceId, coerceList, coerceString, CoercionError } from './coerce';
+import { coerceBoolean, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, CoercionError } from './coerce';
+import { coerceDate, coerceDateTime } from './dates';
+import { normalizePhone } from './phone';
 import { chunkRecords } from './import-run';
 
 describe('lenient coercion', () => {
@@ -41,6 +43,46 @@ describe('lenient coercion', () => {
     expect(coerceString(12)).toBe('12');
     expect(coerceString(null)).toBeUndefined();
     expect(() => coerceString('x'.repeat(11), 10)).toThrow(/at most 10/);
+  });
+});
+
+describe('numbers, money, dates, phones', () => {
+  it('reads numbers from strings and money as whole cents', () => {
+    expect(coerceNumber('2.0000')).toBe(2);
+    expect(coerceNumber(' -1.5 ')).toBe(-1.5);
+    expect(coerceNumber('')).toBeUndefined();
+    expect(() => coerceNumber('2,5')).toThrow(/expected a number/);
+    expect(coerceMoney(3400.0)).toBe(3400);
+    expect(coerceMoney('3400.00')).toBe(3400);
+    expect(() => coerceMoney(34.5)).toThrow(/fraction of a cent/);
+  });
+
+  it.each([
+    ['2024-03-01', 'UTC', '2024-03-01T00:00:00Z'],
+    ['2024-03-01T10:00:00Z', 'Europe/Helsinki', '2024-03-01T10:00:00Z'],
+    ['2024-03-01T10:00:00+00:00', 'Europe/Helsinki', '2024-03-01T10:00:00Z'],
+    ['2024-03-01T10:00:00-05:00', 'UTC', '2024-03-01T15:00:00Z'],
+    ['2024-03-01T10:00:00', 'Europe/Helsinki', '2024-03-01T08:00:00Z'],
+    ['2024-07-01 10:00:00', 'Europe/Helsinki', '2024-07-01T07:00:00Z'],
+    ['2024-03-01T10:00:00.123Z', 'UTC', '2024-03-01T10:00:00.123Z'],
+  ])('datetime %s in %s → %s', (raw, zone, utc) => {
+    expect(coerceDateTime(raw, zone)).toBe(utc);
+  });
+
+  it('refuses impossible dates and times instead of shifting them', () => {
+    expect(() => coerceDateTime('2025-02-29')).toThrow(/not a real date/);
+    expect(() => coerceDate('2024-13-01')).toThrow(/not a real date/);
+    expect(() => coerceDateTime('2024-03-01 25:00:00')).toThrow(/impossible time/);
+    expect(coerceDate('2024-02-29')).toBe('2024-02-29');
+    expect(() => coerceDateTime('01/03/2024')).toThrow(/ISO 8601/);
+  });
+
+  it('normalises phone numbers to +<digits> where the default country allows', () => {
+    expect(normalizePhone('040 765 4321', 'FI')).toBe('+358407654321');
+    expect(normalizePhone('+358 40 765 4321', null)).toBe('+358407654321');
+    expect(normalizePhone('00358 40 765 4321', null)).toBe('+358407654321');
+    expect(normalizePhone('040 765 4321', null)).toBe('0407654321');
+    expect(normalizePhone('12', 'FI')).toBeUndefined();
   });
 });
 

@@ -70,3 +70,23 @@ function describe(value: unknown): string {
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${JSON.stringify(value)}`.slice(0, 80);
 }
+
+/** Numbers as numbers or numeric strings (`"2.0000"` → 2); "" is absent. */
+export function coerceNumber(value: unknown): number | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n)) throw new CoercionError('invalid_number', `expected a number, got ${describe(value)}`);
+  return n;
+}
+
+/**
+ * Money in integer minor units (cents): `3400`, `3400.0`, `"3400.00"` → 3400. A fractional cent
+ * (`34.5`) is an error, not rounded.
+ */
+export function coerceMoney(value: unknown): number | undefined {
+  const n = coerceNumber(value);
+  if (n === undefined) return undefined;
+  if (!Number.isInteger(n)) throw new CoercionError('fractional_cents', `money is in whole cents; ${n} has a fraction of a cent`);
+  if (!Number.isSafeInteger(n)) throw new CoercionError('invalid_number', `${n} is out of range`);
+  return n;
+}
