@@ -11,6 +11,7 @@ import {
   type ImportKind,
 } from '../../imports/src';
 import type { Settings } from '../../settings/src';
+import { validateCustomer } from './customer.schema';
 import { CUSTOMERS_IMPORTED } from './customers.events';
 
 const STRING_FIELDS = [
@@ -24,13 +25,11 @@ const LIST_OPS = ['tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists
 /** Key of the normalised phone number carried in the event for matching ("$" keys are never customer fields). */
 export const PHONE_KEY = '$phone';
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const EXTERNAL_ID = /^[A-Za-z0-9-]+$/;
 
 export type CustomerRecord = Record<string, unknown>;
 
 /**
- * Coerces one customer as plugins send it, then validates. `null` means absent, `""` removes a
+ * Coerces one customer as plugins send it, then validates it with the compiled schema. `null` means absent, `""` removes a
  * string key on update (booleans: `""` is absent, lists: `""` is an empty list). Unknown keys and
  * `<COMPANY>__<field>` keys are kept (company names checked against the settings when listed).
  */
@@ -47,24 +46,18 @@ export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
         if (key.startsWith('$') || key.length > 200 || key === '') throw new RecordProblem(key.slice(0, 50), 'invalid_key', `"${key.slice(0, 50)}" is not a usable field name`);
         if (key === 'external_id') {
           const id = field(r, key, coerceId);
-          if (id !== undefined && !EXTERNAL_ID.test(id)) throw new RecordProblem(key, 'invalid_external_id', 'external_id: letters, numbers and dashes only');
           if (id !== undefined) out.external_id = id;
         } else if (key === 'email') {
-          const email = field(r, key, (v) => coerceString(v, 320))?.trim();
-          if (email !== undefined && email !== '' && !EMAIL.test(email)) throw new RecordProblem(key, 'invalid_email', `email: "${email.slice(0, 80)}" is not an e-mail address`);
+          const email = field(r, key, coerceString)?.trim();
           if (email !== undefined) out.email = email;
         } else if (key === 'phone_number') {
-          const phone = field(r, key, (v) => coerceString(v, 64))?.trim();
+          const phone = field(r, key, coerceString)?.trim();
           if (phone === undefined) continue;
-          if (phone !== '') {
-            const normalized = normalizePhone(phone, settings.default_country);
-            if (!normalized) throw new RecordProblem(key, 'invalid_phone', `phone_number: "${phone}" has too few digits`);
-            out[PHONE_KEY] = normalized;
-          }
+          // Kept as sent; matched on the normalised form (the schema refuses one with too few digits).
+          if (phone !== '') out[PHONE_KEY] = normalizePhone(phone, settings.default_country) ?? phone;
           out.phone_number = phone;
         } else if (key === 'country') {
-          const country = field(r, key, (v) => coerceString(v, 2))?.trim();
-          if (country !== undefined && country !== '' && !/^[A-Za-z]{2}$/.test(country)) throw new RecordProblem(key, 'invalid_country', 'country: a two-letter country code');
+          const country = field(r, key, coerceString)?.trim();
           if (country !== undefined) out.country = country.toUpperCase();
         } else if (STRING_FIELDS.includes(key)) {
           const s = field(r, key, (v) => coerceString(v, 1000));
@@ -91,10 +84,7 @@ export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
           out[key] = value;
         }
       }
-      const has = (k: string) => typeof out[k] === 'string' && out[k] !== '';
-      if (!has('external_id') && !has('phone_number') && !has('email')) {
-        throw new RecordProblem(null, 'missing_identifier', 'a customer needs at least one of external_id, phone_number, email');
-      }
+      validateCustomer(out);
       return out;
     },
   };
