@@ -45,7 +45,7 @@ export async function listGenerations(db: Db): Promise<Generation[]> {
  * Creates a generation: its schema and tables (the projection's migrations run inside it). The
  * first generation of a projection goes live at once, with its views; later ones start `building`.
  */
-export async function createGeneration(pool: Pool, projection: Projection): Promise<Generation> {
+export async function createGeneration(pool: Pool, projection: Projection, options: { onlyIfNone?: boolean } = {}): Promise<Generation> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -56,6 +56,10 @@ export async function createGeneration(pool: Pool, projection: Projection): Prom
       [projection.name],
     );
     const generation = rows[0].next;
+    if (options.onlyIfNone && generation > 1) {
+      await client.query('ROLLBACK');
+      return (await liveGeneration(pool, projection.name)) ?? (await getGeneration(pool, projection.name, generation - 1))!;
+    }
     const state: GenerationState = rows[0].has_live ? 'building' : 'live';
     const schemaName = `p_${projection.name}_${generation}`;
     await client.query(`CREATE SCHEMA ${quoteIdent(schemaName)}`);
@@ -76,6 +80,14 @@ export async function createGeneration(pool: Pool, projection: Projection): Prom
   } finally {
     client.release();
   }
+}
+
+/**
+ * Makes sure every projection has its tables and views, so readers never meet a missing relation
+ * before the first projector has run. Safe to call from any number of processes at once.
+ */
+export async function ensureProjectionTables(pool: Pool, projections: Projection[]): Promise<void> {
+  for (const p of projections) await createGeneration(pool, p, { onlyIfNone: true });
 }
 
 /** Replaces the public views of the projection's tables so they read from `schemaName`. */

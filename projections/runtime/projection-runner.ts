@@ -243,7 +243,8 @@ export class ProjectionWorker {
     let rebuilding: Promise<unknown> | undefined;
     while (!this.stopped) {
       // The first generation of a projection goes live as it is created.
-      const gen = (await liveGeneration(this.deps.pool, this.projection.name)) ?? (await createGeneration(this.deps.pool, this.projection));
+      // Another process (an API start, a projector) may be creating it at this moment: only-if-none.
+      const gen = (await liveGeneration(this.deps.pool, this.projection.name)) ?? (await createGeneration(this.deps.pool, this.projection, { onlyIfNone: true }));
       if (gen.version > this.projection.version) {
         // A newer release already serves this projection (a rolling deploy): applying older logic
         // to its tables would corrupt them, so this process stands by until it is replaced.

@@ -121,10 +121,14 @@ describe('access over HTTP', () => {
     expect(created.body.access_token).toMatchObject({ owner_id: `integrations/${id}`, scopes: [{ method: 'GET', path: '/api/data/customers' }], transferred_roles: [] });
     const scoped = { authorization: `Token ${created.body.access_token.token}` };
 
-    // Allowed: the scope's path in any spelling of the same path (the route itself arrives with the customers context: 404).
-    for (const same of ['/api/data/customers/', '/api/data/customers', '/api/data/customers/?limit=5', '/api//data/customers/', '/api/data/%63ustomers/', '/api/data/./customers/', '/api/data/x/../customers/']) {
+    // Allowed: the scope's path in any spelling of the same path. The router serves the plain spellings;
+    // it does not resolve dot segments itself, so those pass the scope and then find no route (404).
+    for (const [same, status] of [
+      ['/api/data/customers/', 200], ['/api/data/customers', 200], ['/api/data/customers/?limit=5', 200], ['/api//data/customers/', 200],
+      ['/api/data/%63ustomers/', 200], ['/api/data/./customers/', 404], ['/api/data/x/../customers/', 404],
+    ] as const) {
       const res = await rawRequest(api.base, 'GET', same, scoped);
-      expect([same, res.status]).toEqual([same, 404]);
+      expect([same, res.status]).toEqual([same, status]);
     }
     expect((await rawRequest(api.base, 'POST', '/api/data/customers/', scoped, '{}')).status).toBe(403);
     const others = [
@@ -172,7 +176,7 @@ describe('access over HTTP', () => {
     const me = await seedUserToken(api.rt, 'dt-reader', ['staff'], { scopes: [{ path: '/api/datatargets/abc/retrieve/' }] });
     secrets.push(me.token);
     const h = { authorization: `Bearer ${me.token}` };
-    expect((await rawRequest(api.base, 'GET', '/api/datatargets/abc/retrieve/?after=3', h)).status).toBe(404);
+    expect((await rawRequest(api.base, 'GET', '/api/datatargets/abc/retrieve/?after=3', h)).status).toBe(404); // route comes with [5/10]
     for (const p of ['/api/datatargets/abd/retrieve/', '/api/datatargets/abc/', '/api/datatargets/abc/retrieve/x/', '/api/datatargets/abc/post/', '/api/datatargets/']) {
       expect([p, (await rawRequest(api.base, 'GET', p, h)).status]).toEqual([p, 403]);
     }

@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController, type FastifyBodyParser } from 'fastify';
 import { redactUrl } from '../../../libs/platform/src';
 import type { Runtime } from '../../../libs/runtime/src';
+import { ensureProjectionTables, PROJECTIONS } from '../../../projections';
 import { installAuthentication } from './access/authentication.hook';
 import { PermissionsGuard } from './access/permissions.guard';
 import { RateLimiter } from './access/rate-limiter';
@@ -34,6 +35,8 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
+  // Every read model the routes query exists before the first request, projector running or not.
+  await ensureProjectionTables(runtime.pool, PROJECTIONS);
   const metrics = new ServiceMetrics(runtime);
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(runtime, metrics, contexts), adapter, {
     logger: new PinoNestLogger(logger),
