@@ -1,23 +1,21 @@
 // Customer import end to end over HTTP (requests of 1,000 → accepted → readable) next to a raw
 // COPY of the same rows into a scratch table, measured in the same run on the same PostgreSQL.
 // `npm run bench` (not part of `npm test`). Median of 3 repetitions.
-import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { createApiApp } from '../apps/api/src/api.app';
 import { CreateUserCommand, CreateUserHandler, mintToken } from '../libs/access/src';
-import { loadConfig, startEmbeddedPostgres } from '../libs/platform/src';
+import { loadConfig } from '../libs/platform/src';
 import { openRuntime } from '../libs/runtime/src';
 import { accessProjection, customersProjection, Projector, waitForProjection } from '../projections';
+import { benchDatabase, median } from './bench-database';
 
 const TOTAL = Number(process.env.BENCH_CUSTOMERS ?? 100_000);
 const PER_REQUEST = 1000;
 const REPS = 3;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function customer(rep: number, n: number) {
   return {
@@ -28,21 +26,10 @@ function customer(rep: number, n: number) {
 }
 
 async function main() {
-  let url = process.env.DATABASE_URL;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-bench-'));
-  let stopPg = async () => undefined as unknown;
-  if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir, database: 'postgres' });
-    url = pg.url;
-    stopPg = () => pg.stop();
-  }
-  const dbName = `mds_bench_${Date.now()}`;
-  const admin = new Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(url);
-  dbUrl.pathname = `/${dbName}`;
-  const config = loadConfig({ DATABASE_URL: dbUrl.toString(), LOG_LEVEL: 'warn', MDS_RATE_LIMIT_PER_MINUTE: '0', MDS_SECRET_KEY: 'c'.repeat(64), MDS_PASSWORD_HASH_COST: '10', MDS_DATA_DIR: dataDir });
+  const db = await benchDatabase();
+  const dbUrl = db.url;
+  const dataDir = db.dataDir;
+  const config = loadConfig({ DATABASE_URL: dbUrl, LOG_LEVEL: 'warn', MDS_RATE_LIMIT_PER_MINUTE: '0', MDS_SECRET_KEY: 'c'.repeat(64), MDS_PASSWORD_HASH_COST: '10', MDS_DATA_DIR: dataDir });
   const runtime = await openRuntime(config, { projections: [accessProjection, customersProjection] });
   const projector = new Projector(runtime.runnerDeps(), runtime.projections);
   await projector.start();
@@ -54,7 +41,7 @@ async function main() {
   await waitForProjection(runtime.pool, 'access', minted.position);
   const headers = { authorization: `Bearer ${minted.access_token.token}`, 'content-type': 'application/json' };
 
-  const copyClient = new Client({ connectionString: dbUrl.toString() });
+  const copyClient = new Client({ connectionString: dbUrl });
   await copyClient.connect();
   await copyClient.query(`CREATE TABLE scratch_customers (external_id text PRIMARY KEY, email text, phone_number text, first_name text, last_name text,
     city text, zip_code text, country text, can_email boolean, date_joined timestamptz, tags jsonb, extra jsonb, shop_id text)`);
@@ -91,9 +78,8 @@ async function main() {
     readable.push(TOTAL / (Number(process.hrtime.bigint() - t) / 1e9));
   }
   clearInterval(rssTimer);
-  const server = (await admin.query('SHOW server_version')).rows[0].server_version;
   const c = median(copy);
-  console.log(`customer import benchmark — ${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${server}, ${TOTAL.toLocaleString('en')} customers in requests of ${PER_REQUEST}, median of ${REPS}`);
+  console.log(`customer import benchmark — ${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${db.serverVersion}, ${TOTAL.toLocaleString('en')} customers in requests of ${PER_REQUEST}, median of ${REPS}`);
   console.log('| scenario | mds (records/s) | COPY baseline (rows/s) | ratio |');
   console.log('|---|---:|---:|---:|');
   console.log(`| accepted (200 after a durable append) | ${Math.round(median(accept)).toLocaleString('en')} | ${Math.round(c).toLocaleString('en')} | ${(median(accept) / c).toFixed(2)} |`);
@@ -104,10 +90,7 @@ async function main() {
   await app.close();
   await projector.stop();
   await runtime.close();
-  await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-  await admin.end();
-  await stopPg();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await db.close();
 }
 
 main().catch((err) => {

@@ -1,12 +1,10 @@
 // Event-log append throughput against a plain-INSERT baseline measured in the same run, on the
 // same database. `npm run bench` (not part of `npm test`). Median of 3 repetitions.
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
-import { Client } from 'pg';
 import { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS } from '../libs/event-store/src';
-import { createPool, runMigrations, startEmbeddedPostgres, type Pool } from '../libs/platform/src';
+import { createPool, runMigrations, type Pool } from '../libs/platform/src';
+import { benchDatabase, median } from './bench-database';
 
 const REPS = 3;
 const payload = () => ({ email: `${randomUUID()}@example.com`, first_name: 'Ada', last_name: 'Lovelace', can_email: true, tags: ['vip', 'newsletter'] });
@@ -24,7 +22,6 @@ async function concurrently(writers: number, calls: number, fn: (i: number) => P
   }));
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Scenario {
   name: string;
@@ -65,27 +62,13 @@ const scenarios: Scenario[] = [
 ];
 
 async function main() {
-  let url = process.env.DATABASE_URL;
-  let stop = async () => undefined as unknown;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-bench-'));
-  if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir, database: 'postgres' });
-    url = pg.url;
-    stop = () => pg.stop();
-  }
-  const dbName = `mds_bench_${Date.now()}`;
-  const admin = new Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const benchUrl = new URL(url);
-  benchUrl.pathname = `/${dbName}`;
-  const pool = createPool(benchUrl.toString(), { max: 16 });
+  const db = await benchDatabase();
+  const pool = createPool(db.url, { max: 16 });
   try {
     await runMigrations(pool, [POSTGRES_EVENT_STORE_MIGRATIONS]);
     await pool.query(`CREATE TABLE bench_plain (position bigserial PRIMARY KEY, id uuid NOT NULL UNIQUE, stream text NOT NULL, type text NOT NULL, data jsonb NOT NULL)`);
     const store = new PostgresEventStore(pool);
-    const server = (await pool.query('SHOW server_version')).rows[0].server_version;
-    console.log(`event-log append benchmark — ${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${server}, median of ${REPS}`);
+    console.log(`event-log append benchmark — ${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${db.serverVersion}, median of ${REPS}`);
     console.log('| scenario | mds append (events/s) | plain INSERT baseline (rows/s) | ratio |');
     console.log('|---|---:|---:|---:|');
     for (const s of scenarios) {
@@ -101,10 +84,7 @@ async function main() {
     }
   } finally {
     await pool.end();
-    await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-    await admin.end();
-    await stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await db.close();
   }
 }
 
