@@ -169,13 +169,12 @@ function keyedRunId(caller: string, key: string): string {
 }
 
 async function previousAnswer(store: EventStore, runId: string, bodyHash: string) {
-  const events = await store.readStream(importStream(runId));
-  if (events.length === 0) return undefined;
-  const header = events[0].data as ImportRunAccepted;
-  if (header.body_hash !== bodyHash) {
+  const run = await readRun(store, runId);
+  if (!run) return undefined;
+  if (run.header.body_hash !== bodyHash) {
     throw unprocessable('This Idempotency-Key was used with a different body; use a new key for a new request');
   }
-  return { answer: answerOf(header), position: events[events.length - 1].position, replayed: true };
+  return { answer: answerOf(run.header), position: run.lastPosition, replayed: true };
 }
 
 export interface RunStatus {
@@ -193,9 +192,11 @@ export interface RunStatus {
 /** A run's header and the log position its projection must pass for the run to be complete. */
 export async function readRun(store: EventStore, runId: string): Promise<{ header: ImportRunAccepted; lastPosition: number } | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(runId)) return undefined;
-  const events = await store.readStream(importStream(runId));
-  if (events.length === 0 || events[0].type !== IMPORT_RUN_ACCEPTED) return undefined;
-  return { header: events[0].data as ImportRunAccepted, lastPosition: events[events.length - 1].position };
+  // The header and the last chunk only: a big run's chunks are not read to report on it.
+  const [first] = await store.readStream(importStream(runId), { limit: 1 });
+  if (!first || first.type !== IMPORT_RUN_ACCEPTED) return undefined;
+  const [last] = await store.readStream(importStream(runId), { direction: 'backwards', limit: 1 });
+  return { header: first.data as ImportRunAccepted, lastPosition: last.position };
 }
 
 /** `{<key>: [...]}`, a bare list when allowed, or null → the records; anything else is a 400. */
