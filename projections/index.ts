@@ -1,6 +1,7 @@
 import type { Projection } from './runtime/projection';
 import { accessProjection } from './access/access.projection';
 import { customersProjection } from './customers/customers.projection';
+import { productsProjection } from './products/products.projection';
 import { shopsProjection } from './shops/shops.projection';
 import { streamsProjection } from './streams/streams.projection';
 
@@ -14,10 +15,12 @@ export { countUsers, findTokenByHash, type TokenRecord } from './access/access.q
 export { shopsProjection } from './shops/shops.projection';
 export { customersProjection } from './customers/customers.projection';
 export { customerView, listCustomers } from './customers/customers.queries';
+export { productsProjection } from './products/products.projection';
+export { listProducts } from './products/products.queries';
 export { listShops } from './shops/shops.queries';
 
 /** Every read model of the service. Later contexts add theirs here. */
-export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection];
+export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection];
 
 /** Which projection completes the import runs of each kind (a run is `completed` once it has passed the run). */
-export const IMPORT_PROJECTIONS: Record<string, string> = { shops: 'shops', customers: 'customers' };
+export const IMPORT_PROJECTIONS: Record<string, string> = { shops: 'shops', customers: 'customers', products: 'products' };

@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../../../libs/event-store/src';
 import type { Runtime } from '../../../libs/runtime/src';
 import { AccessHttpModule } from './access/access.http.module';
+import { CatalogHttpModule } from './catalog/catalog.http.module';
 import { CustomersHttpModule } from './customers/customers.http.module';
 import { HealthHttpController } from './health/health.http.controller';
 import { SettingsHttpModule } from './settings/settings.http.module';
@@ -30,7 +31,7 @@ export class RuntimeModule {
 export type ApiContextModules = Array<Type<unknown> | DynamicModule>;
 
 /** The bounded contexts' HTTP modules (access, customers, catalog, ...), added as they are built. */
-export const CONTEXT_MODULES: ApiContextModules = [AccessHttpModule, SettingsHttpModule, CustomersHttpModule];
+export const CONTEXT_MODULES: ApiContextModules = [AccessHttpModule, SettingsHttpModule, CustomersHttpModule, CatalogHttpModule];
 
 @Module({})
 export class ApiModule {

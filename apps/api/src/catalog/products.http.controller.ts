@@ -1,0 +1,62 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { productImport } from '../../../../libs/catalog/src';
+import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
+import { recordsOf, type ImportAnswer } from '../../../../libs/imports/src';
+import { invalidRequest } from '../../../../libs/platform/src';
+import type { Runtime } from '../../../../libs/runtime/src';
+import { loadSettings } from '../../../../libs/settings/src';
+import { listProducts } from '../../../../projections';
+import { RequirePermission } from '../access/permissions';
+import { handleImport } from '../imports/import-answer';
+import { dataPage, nextUrl } from '../imports/paging';
+import { RUNTIME } from '../platform/tokens';
+
+@ApiTags('products')
+@ApiBearerAuth()
+@Controller()
+export class ProductsHttpController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+  ) {}
+
+  @Post(['api/products/upload', 'api/product/upload'])
+  @HttpCode(200)
+  @RequirePermission('data:import')
+  @ApiOperation({
+    summary: 'Import products: `{products: [...]}` (also at /api/product/upload/). Same run pattern as customers.',
+    description: 'Prices in cents; a row with `language` is that language variant of the product; rows of one product apply in order.',
+  })
+  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  @ApiQuery({ name: 'atomic', required: false, type: Boolean })
+  @ApiBody({ schema: { type: 'object', properties: { products: { type: 'array', items: { type: 'object' } } } } })
+  @ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors}`' })
+  async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    const { settings } = await loadSettings(this.store);
+    return handleImport(this.store, productImport(settings), request, recordsOf(body, 'products'));
+  }
+
+  @Get('api/data/products')
+  @RequirePermission('data:read')
+  @ApiOperation({ summary: 'Product rows (one per product and language) in external_id order: `limit`, `next_url`, equality filters (lists: contains)' })
+  @ApiOkResponse({ description: '`{products: [...], count, next_url}`' })
+  async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
+    const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token']);
+    for (const key of Object.keys(filters)) if (!/^[A-Za-z0-9_.-]{1,200}$/.test(key)) throw invalidRequest(`cannot filter on "${key}"`);
+    let cursor: [string, string] | undefined;
+    if (after !== undefined) {
+      try {
+        cursor = JSON.parse(after) as [string, string];
+        if (!Array.isArray(cursor) || cursor.length !== 2 || !cursor.every((c) => typeof c === 'string')) throw new Error();
+      } catch {
+        throw invalidRequest('after is not a cursor from next_url');
+      }
+    }
+    const rows = await listProducts(this.runtime.pool, { limit, after: cursor, filters });
+    const products = rows.map((r) => r.product);
+    const next = rows.length === limit ? nextUrl(request, JSON.stringify(rows[rows.length - 1].key)) : undefined;
+    return { products, count: products.length, ...(next ? { next_url: next } : {}) };
+  }
+}

@@ -1,0 +1,69 @@
+import {
+  coerceBoolean,
+  coerceDateTime,
+  coerceId,
+  coerceList,
+  coerceMoney,
+  coerceNumber,
+  coerceString,
+  field,
+  RecordProblem,
+  type ImportKind,
+} from '../../imports/src';
+import type { Settings } from '../../settings/src';
+
+export const PRODUCTS_IMPORTED = 'ProductsImported';
+
+const MONEY_FIELDS = ['price', 'sale_price', 'lowest_price', 'price_before_campaign', 'highest_price'];
+const STRING_FIELDS = ['type', 'vendor', 'brand', 'title', 'description', 'unit', 'weight', 'ean', 'sku', 'shop_id', 'image', 'url', 'language'];
+const BOOLEAN_FIELDS = ['visible', 'exclude_from_recommendations', 'in_stock'];
+const LIST_FIELDS = ['category', 'category_id', 'recommendation_set_ids', 'tags', 'main_product_ids'];
+
+export type ProductRecord = Record<string, unknown> & { external_id: string };
+
+function stockList(value: unknown): Array<{ shop_id: string; quantity: number }> {
+  if (!Array.isArray(value)) throw new RecordProblem('stock', 'invalid_stock', 'stock: a list of {shop_id, quantity}');
+  return value.map((item, i) => {
+    if (typeof item !== 'object' || item === null) throw new RecordProblem('stock', 'invalid_stock', `stock[${i}]: an object {shop_id, quantity}`);
+    const o = item as Record<string, unknown>;
+    const shopId = field(o, 'shop_id', coerceId);
+    const quantity = field(o, 'quantity', coerceNumber);
+    if (shopId === undefined || quantity === undefined) throw new RecordProblem('stock', 'invalid_stock', `stock[${i}]: shop_id and quantity are required`);
+    return { shop_id: shopId, quantity };
+  });
+}
+
+/**
+ * Products as plugins send them: prices in cents (`3400.0` → 3400, `price: 0` for parent products,
+ * `sale_price: 0` for no sale), categories and ids as arrays or comma-joined strings, main_product_ids
+ * as integers, stock as [{shop_id, quantity}]; other keys kept. A row with a `language` is that
+ * language's variant of the product (README: per-language rows).
+ */
+export function productImport(settings: Settings): ImportKind<ProductRecord> {
+  return {
+    kind: 'products',
+    chunkEventType: PRODUCTS_IMPORTED,
+    validate(raw) {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RecordProblem(null, 'invalid_record', 'a product must be an object');
+      const r = raw as Record<string, unknown>;
+      const externalId = field(r, 'external_id', coerceId);
+      if (externalId === undefined) throw new RecordProblem('external_id', 'required', 'external_id is required');
+      const out: ProductRecord = { external_id: externalId };
+      for (const [key, value] of Object.entries(r)) {
+        if (key === 'external_id' || value === null || value === undefined) continue;
+        if (key.startsWith('$') || key.length > 200) throw new RecordProblem(key.slice(0, 50), 'invalid_key', `"${key.slice(0, 50)}" is not a usable field name`);
+        let v: unknown;
+        if (MONEY_FIELDS.includes(key)) v = field(r, key, coerceMoney);
+        else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, 10_000));
+        else if (BOOLEAN_FIELDS.includes(key)) v = field(r, key, coerceBoolean);
+        else if (LIST_FIELDS.includes(key)) v = value === '' ? [] : field(r, key, coerceList);
+        else if (key === 'date') v = value === '' ? '' : field(r, key, (x) => coerceDateTime(x, settings.timezone));
+        else if (key === 'stock') v = stockList(value);
+        else v = value;
+        if (v !== undefined) out[key] = v;
+      }
+      if (typeof out.language === 'string') out.language = out.language.trim();
+      return out;
+    },
+  };
+}

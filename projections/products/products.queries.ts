@@ -1,0 +1,32 @@
+import type { Pool } from 'pg';
+
+const LIST_FIELDS = new Set(['category', 'category_id', 'recommendation_set_ids', 'tags', 'main_product_ids']);
+
+/** A page of product rows in (external_id, language) order after a cursor; equality filters (lists: contains). */
+export async function listProducts(
+  pool: Pool,
+  options: { limit: number; after?: [string, string]; filters?: Record<string, string> },
+): Promise<Array<{ key: [string, string]; product: Record<string, unknown> }>> {
+  const params: unknown[] = [options.limit];
+  const where: string[] = ['true'];
+  if (options.after) {
+    params.push(options.after[0], options.after[1]);
+    where.push(`(external_id, language) > ($${params.length - 1}, $${params.length})`);
+  }
+  for (const [key, value] of Object.entries(options.filters ?? {})) {
+    params.push(value);
+    const v = `$${params.length}`;
+    if (key === 'external_id' || key === 'language') {
+      where.push(`${key} = ${v}`);
+      continue;
+    }
+    params.push(key);
+    const k = `$${params.length}`;
+    where.push(LIST_FIELDS.has(key) ? `data->${k} ? ${v}` : `data->>${k} = ${v}`);
+  }
+  const { rows } = await pool.query<{ external_id: string; language: string; data: Record<string, unknown> }>(
+    `SELECT external_id, language, data FROM products WHERE ${where.join(' AND ')} ORDER BY external_id, language LIMIT $1`,
+    params,
+  );
+  return rows.map((r) => ({ key: [r.external_id, r.language], product: r.data }));
+}

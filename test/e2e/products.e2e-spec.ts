@@ -1,0 +1,73 @@
+import { productsProjection } from '../../projections';
+import { eventually } from '../support/eventually';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+
+describe('product import and retrieval over HTTP', () => {
+  let api: TestApi;
+  let token: string;
+
+  beforeAll(async () => {
+    api = await startTestApi({ projections: [productsProjection] });
+    token = (await seedUserToken(api.rt, 'catalog', ['staff'])).token;
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const send = (method: string, path: string, body?: unknown) =>
+    api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+  async function importProducts(products: unknown[]) {
+    const res = await send('POST', '/api/products/upload/', { products });
+    expect(res.status).toBe(200);
+    await eventually(async () => {
+      const run = await send('GET', `/api/runs/${res.body.run_id}/`);
+      if (run.body.state !== 'completed') throw new Error(run.body.state);
+    });
+    return res.body;
+  }
+
+  it('coerces what plugins send and keeps one row per product and language, applied in order', async () => {
+    const answer = await importProducts([
+      { external_id: 501, title: 'Parent', price: 0, sale_price: 0, category: 'Shoes, Running', category_id: [12, 13], main_product_ids: [500], stock: [{ shop_id: 1, quantity: '4.0' }], visible: '1', custom_colour: 'red' },
+      { external_id: 501, language: 'fi', title: 'Isä', url: 'https://example.com/fi/501' },
+      { external_id: 501, language: 'sv', title: 'Förälder' },
+      { external_id: 501, language: 'fi', description: 'Kuvaus', url: '' },
+      { external_id: 502, price: 3400.0, sale_price: '2999', in_stock: 'false', date: '2024-05-01 09:00:00' },
+      { external_id: 503, price: 34.5 },
+      { title: 'no id' },
+      { external_id: 504, stock: [{ quantity: 1 }] },
+    ]);
+    expect(answer).toMatchObject({ accepted: 5, rejected: 3 });
+    expect(answer.errors.map((e: { index: number; code: string }) => [e.index, e.code])).toEqual([
+      [5, 'fractional_cents'],
+      [6, 'required'],
+      [7, 'invalid_stock'],
+    ]);
+    const rows = (await send('GET', '/api/data/products/?external_id=501')).body.products;
+    expect(rows).toEqual([
+      { external_id: '501', title: 'Parent', price: 0, sale_price: 0, category: ['Shoes', 'Running'], category_id: ['12', '13'], main_product_ids: ['500'], stock: [{ shop_id: '1', quantity: 4 }], visible: true, custom_colour: 'red' },
+      { external_id: '501', language: 'fi', title: 'Isä', description: 'Kuvaus' },
+      { external_id: '501', language: 'sv', title: 'Förälder' },
+    ]);
+    expect((await send('GET', '/api/data/products/?external_id=502')).body.products).toEqual([
+      { external_id: '502', price: 3400, sale_price: 2999, in_stock: false, date: '2024-05-01T09:00:00Z' },
+    ]);
+    expect((await send('GET', '/api/data/products/?category=Running')).body.products.map((p: { external_id: string }) => p.external_id)).toEqual(['501']);
+  });
+
+  it('pages product rows with next_url and accepts the /api/product/upload/ alias', async () => {
+    const res = await send('POST', '/api/product/upload/', { products: Array.from({ length: 30 }, (_, i) => ({ external_id: `Q-${String(i).padStart(2, '0')}`, price: i * 100 })) });
+    await eventually(async () => (await send('GET', `/api/runs/${res.body.run_id}/`)).body.state === 'completed' || Promise.reject(new Error('pending')));
+    const seen: string[] = [];
+    let next: string | undefined = '/api/data/products/?limit=7';
+    while (next) {
+      const page = await send('GET', next);
+      seen.push(...page.body.products.map((p: { external_id: string; language?: string }) => `${p.external_id}/${p.language ?? ''}`));
+      next = page.body.next_url;
+    }
+    expect(seen.filter((k) => k.startsWith('Q-'))).toHaveLength(30);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect((await send('GET', '/api/data/products/?after=bm90LWpzb24')).status).toBe(400);
+  });
+});
