@@ -43,13 +43,13 @@ describe('projection crash safety', () => {
     const head = await rt.store.headPosition();
     let kills = 0;
     const checkpointsAtKill: number[] = [];
-    while (kills < 12) {
+    while (kills < 25) {
       const child = startChild(rt.db.url);
       const exited = new Promise((resolve) => child.once('exit', resolve));
       const before = await checkpoint(rt.pool);
       // Let it make some progress past where it restarted, then kill it at a random moment.
       await eventually(async () => (await checkpoint(rt.pool)) > before || (await checkpoint(rt.pool)) >= head, { timeoutMs: 30_000, intervalMs: 5 });
-      // Short enough that twelve runs cannot reach the end of the 400 batches, random enough to hit
+      // Short enough that 25 runs cannot reach the end of the 400 batches, random enough to hit
       // every phase of a batch (read, apply, checkpoint, commit).
       await new Promise((r) => setTimeout(r, Math.random() * 25));
       const at = await checkpoint(rt.pool);
