@@ -146,5 +146,7 @@ describe('shops, settings and the import-run pattern over HTTP', () => {
     expect(new Set(seen).size).toBe(seen.length);
     expect((await send('GET', '/api/data/shops/?limit=0', staff)).status).toBe(400);
     expect((await send('GET', '/api/data/shops/?limit=10001', staff)).status).toBe(400);
+    const badKey = await send('GET', '/api/data/shops/?name%20%3D%201=x', staff);
+    expect([badKey.status, badKey.body.error.message]).toEqual([400, 'cannot filter on "name = 1"']);
   });
 });

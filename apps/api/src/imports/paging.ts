@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../../../libs/platform/src';
 
-/** `limit` (default 100, max 10,000), `after` (an opaque cursor from next_url), the rest as equality filters. */
+/** `limit` (default 100, max 10,000), `after` (an opaque cursor from next_url), the rest as equality filters on field names. */
 export function dataPage(query: Record<string, unknown>, reserved: string[]): { limit: number; after?: string; filters: Record<string, string> } {
   const rawLimit = query.limit;
   const limit = rawLimit === undefined || rawLimit === '' ? 100 : Number(rawLimit);
@@ -15,6 +15,7 @@ export function dataPage(query: Record<string, unknown>, reserved: string[]): { 
   for (const [key, value] of Object.entries(query)) {
     if (reserved.includes(key)) continue;
     if (typeof value !== 'string') throw invalidRequest(`filter ${key} must be given once`);
+    if (!/^[A-Za-z0-9_.-]{1,200}$/.test(key)) throw invalidRequest(`cannot filter on "${key.slice(0, 50)}"`);
     filters[key] = value;
   }
   return { limit, after, filters };
