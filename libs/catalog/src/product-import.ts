@@ -8,6 +8,8 @@ import {
   coerceString,
   field,
   RecordProblem,
+  recordObject,
+  assertUsableKey,
   type ImportKind,
 } from '../../imports/src';
 import type { Settings } from '../../settings/src';
@@ -44,14 +46,13 @@ export function productImport(settings: Settings): ImportKind<ProductRecord> {
     kind: 'products',
     chunkEventType: PRODUCTS_IMPORTED,
     validate(raw) {
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RecordProblem(null, 'invalid_record', 'a product must be an object');
-      const r = raw as Record<string, unknown>;
+      const r = recordObject(raw, 'a product');
       const externalId = field(r, 'external_id', coerceId);
       if (externalId === undefined) throw new RecordProblem('external_id', 'required', 'external_id is required');
       const out: ProductRecord = { external_id: externalId };
       for (const [key, value] of Object.entries(r)) {
         if (key === 'external_id' || value === null || value === undefined) continue;
-        if (key.startsWith('$') || key.length > 200) throw new RecordProblem(key.slice(0, 50), 'invalid_key', `"${key.slice(0, 50)}" is not a usable field name`);
+        assertUsableKey(key);
         let v: unknown;
         if (MONEY_FIELDS.includes(key)) v = field(r, key, coerceMoney);
         else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, 10_000));

@@ -8,6 +8,8 @@ import {
   field,
   normalizePhone,
   RecordProblem,
+  recordObject,
+  assertUsableKey,
   type ImportKind,
 } from '../../imports/src';
 import type { Settings } from '../../settings/src';
@@ -38,12 +40,11 @@ export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
     kind: 'customers',
     chunkEventType: CUSTOMERS_IMPORTED,
     validate(raw) {
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RecordProblem(null, 'invalid_record', 'a customer must be an object');
-      const r = raw as Record<string, unknown>;
+      const r = recordObject(raw, 'a customer');
       const out: CustomerRecord = {};
       for (const [key, value] of Object.entries(r)) {
         if (value === null || value === undefined) continue;
-        if (key.startsWith('$') || key.length > 200 || key === '') throw new RecordProblem(key.slice(0, 50), 'invalid_key', `"${key.slice(0, 50)}" is not a usable field name`);
+        assertUsableKey(key);
         if (key === 'external_id') {
           const id = field(r, key, coerceId);
           if (id !== undefined) out.external_id = id;

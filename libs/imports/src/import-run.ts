@@ -22,7 +22,8 @@ export interface ImportRunAccepted {
   rejected: number;
   errors: RecordError[];
   chunks: number;
-  body_hash: string;
+  /** sha256 of the records, kept for runs sent with an Idempotency-Key. */
+  body_hash: string | null;
   idempotency_key: string | null;
   created_at: string;
 }
@@ -61,6 +62,19 @@ export function field<T>(record: Record<string, unknown>, name: string, coerce: 
   } catch (err) {
     if (err instanceof CoercionError) throw new RecordProblem(name, err.code, `${name}: ${err.message}`);
     throw err;
+  }
+}
+
+/** The record as an object, or the record error every import reports for anything else. */
+export function recordObject(raw: unknown, noun: string): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RecordProblem(null, 'invalid_record', `${noun} must be an object`);
+  return raw as Record<string, unknown>;
+}
+
+/** A key that may be stored: "$" keys are reserved for matching aids, names are at most 200 characters. */
+export function assertUsableKey(key: string): void {
+  if (key === '' || key.startsWith('$') || key.length > 200) {
+    throw new RecordProblem(key.slice(0, 50), 'invalid_key', `"${key.slice(0, 50)}" is not a usable field name`);
   }
 }
 
@@ -113,9 +127,10 @@ export async function runImport<R>(
   kind: ImportKind<R>,
   input: { records: unknown[]; atomic: boolean; idempotencyKey?: string; caller: string; requestId?: string; now?: Date },
 ): Promise<{ answer: ImportAnswer; position: number; replayed: boolean }> {
-  const bodyHash = createHash('sha256').update(JSON.stringify(input.records)).digest('hex');
+  // The body's hash only matters to recognise a retry, so only requests with a key pay for it.
+  const bodyHash = input.idempotencyKey ? createHash('sha256').update(JSON.stringify(input.records)).digest('hex') : null;
   const runId = input.idempotencyKey ? keyedRunId(input.caller, input.idempotencyKey) : randomUUID();
-  if (input.idempotencyKey) {
+  if (bodyHash) {
     const replay = await previousAnswer(store, runId, bodyHash);
     if (replay) return replay;
   }
@@ -150,7 +165,7 @@ export async function runImport<R>(
     return { answer: answerOf(header), position: result.position, replayed: false };
   } catch (err) {
     // A concurrent request with the same key won the race: answer as it did.
-    if (err instanceof WrongExpectedRevisionError && input.idempotencyKey) {
+    if (err instanceof WrongExpectedRevisionError && bodyHash) {
       const replay = await previousAnswer(store, runId, bodyHash);
       if (replay) return replay;
     }

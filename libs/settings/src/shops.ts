@@ -1,4 +1,4 @@
-import { coerceId, field, RecordProblem, type ImportKind } from '../../imports/src';
+import { coerceId, field, RecordProblem, recordObject, type ImportKind } from '../../imports/src';
 
 export const SHOPS_IMPORTED = 'ShopsImported';
 
@@ -15,8 +15,7 @@ export const shopImport: ImportKind<ShopRecord> = {
   kind: 'shops',
   chunkEventType: SHOPS_IMPORTED,
   validate(raw) {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RecordProblem(null, 'invalid_record', 'a shop must be an object');
-    const record = raw as Record<string, unknown>;
+    const record = recordObject(raw, 'a shop');
     const externalId = field(record, 'external_id', coerceId);
     if (externalId === undefined) throw new RecordProblem('external_id', 'required', 'external_id is required');
     const out: ShopRecord = { external_id: externalId };

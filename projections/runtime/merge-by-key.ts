@@ -1,0 +1,35 @@
+import type { RecordedEvent } from '../../libs/event-store/src';
+import type { ProjectionTx } from './projection';
+
+export interface MergeKey {
+  column: string;
+  /** SQL computing the key from `r.rec` (one imported record). */
+  expr: string;
+}
+
+/**
+ * The set-based merge every keyed import read model uses (shops, products): the page's records are
+ * merged per key in log order (later keys override earlier ones; "" removes a key), then one UPDATE
+ * for known rows and one INSERT for new ones. The table has the key columns, `data`, `created_at`,
+ * `updated_at`. Table and column names come from code, never from input.
+ */
+export async function mergeImportedRecords(tx: ProjectionTx, events: RecordedEvent[], table: string, keys: MergeKey[]): Promise<void> {
+  const chunks = events.map((e) => ({ position: e.position, at: e.createdAt, records: (e.data as { records: unknown[] }).records }));
+  const batch = `${table}_batch`;
+  const cols = keys.map((k) => k.column);
+  const match = (a: string, b: string) => cols.map((c) => `${a}.${c} = ${b}.${c}`).join(' AND ');
+  await tx.query(
+    `CREATE TEMP TABLE ${batch} ON COMMIT DROP AS
+     SELECT ${keys.map((k) => `${k.expr} AS ${k.column}`).join(', ')},
+            jsonb_merge_agg(r.rec ORDER BY c.position, r.n) AS patch, max(c.at) AS at
+       FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
+      CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
+      GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`,
+    [JSON.stringify(chunks)],
+  );
+  await tx.query(`UPDATE ${table} t SET data = jsonb_strip_empty(t.data || b.patch), updated_at = b.at FROM ${batch} b WHERE ${match('t', 'b')}`);
+  await tx.query(`INSERT INTO ${table} (${cols.join(', ')}, data, created_at, updated_at)
+    SELECT ${cols.map((c) => `b.${c}`).join(', ')}, jsonb_strip_empty(b.patch), b.at, b.at FROM ${batch} b
+     WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${match('t', 'b')})`);
+  await tx.query(`DROP TABLE ${batch}`);
+}
