@@ -22,5 +22,5 @@ export { listShops } from './shops/shops.queries';
 /** Every read model of the service. Later contexts add theirs here. */
 export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection];
 
-/** Which projection completes the import runs of each kind (a run is `completed` once it has passed the run). */
-export const IMPORT_PROJECTIONS: Record<string, string> = { shops: 'shops', customers: 'customers', products: 'products' };
+/** The read models each kind of import run feeds (a run is `completed` once all of them have passed it). */
+export const IMPORT_PROJECTIONS: Record<string, string[]> = { shops: ['shops'], customers: ['customers'], products: ['products'] };

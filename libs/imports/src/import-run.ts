@@ -21,6 +21,8 @@ export interface ImportRunAccepted {
   accepted: number;
   rejected: number;
   errors: RecordError[];
+  /** Accepted records that were changed or are worth a look (e.g. an unknown sale state kept as sent). */
+  warnings?: RecordError[];
   chunks: number;
   /** sha256 of the records, kept for runs sent with an Idempotency-Key. */
   body_hash: string | null;
@@ -34,6 +36,7 @@ export interface ImportAnswer {
   accepted: number;
   rejected: number;
   errors: RecordError[];
+  warnings?: RecordError[];
 }
 
 /** What a context supplies to run an import of its records. */
@@ -43,6 +46,20 @@ export interface ImportKind<R> {
   chunkEventType: string;
   /** Coerces and validates one record; throws RecordProblem / CoercionError for the first problem. */
   validate(record: unknown, index: number): R;
+  /**
+   * Whole-request step after the per-record checks, before the append: may reject more records
+   * (e.g. a sale transaction without a date), add warnings, assign identifiers in the command
+   * (event ids) and reshape what is stored (sale rows → transactions). Absent: records stored as validated.
+   */
+  finish?(accepted: Array<{ index: number; record: R }>): Promise<FinishedRecords>;
+}
+
+export interface FinishedRecords {
+  /** What the chunks carry, in request order. */
+  records: unknown[];
+  /** Records rejected by the whole-request step (by request index). */
+  errors: RecordError[];
+  warnings: RecordError[];
 }
 
 export class RecordProblem extends Error {
@@ -101,12 +118,12 @@ export function chunkRecords<R>(records: R[], maxRecords = CHUNK_RECORDS, maxByt
   return chunks;
 }
 
-export function validateRecords<R>(kind: ImportKind<R>, records: unknown[]): { accepted: R[]; errors: RecordError[] } {
-  const accepted: R[] = [];
+export function validateRecords<R>(kind: ImportKind<R>, records: unknown[]): { accepted: Array<{ index: number; record: R }>; errors: RecordError[] } {
+  const accepted: Array<{ index: number; record: R }> = [];
   const errors: RecordError[] = [];
   records.forEach((raw, index) => {
     try {
-      accepted.push(kind.validate(raw, index));
+      accepted.push({ index, record: kind.validate(raw, index) });
     } catch (err) {
       if (err instanceof RecordProblem) errors.push({ index, field: err.field, code: err.code, message: err.message });
       else if (err instanceof CoercionError) errors.push({ index, field: null, code: err.code, message: err.message });
@@ -134,22 +151,37 @@ export async function runImport<R>(
     const replay = await previousAnswer(store, runId, bodyHash);
     if (replay) return replay;
   }
-  const { accepted, errors } = validateRecords(kind, input.records);
-  const listed = errors.slice(0, MAX_ERRORS_LISTED);
-  if (input.records.length > 0 && (accepted.length === 0 || (input.atomic && errors.length > 0))) {
-    throw invalidRequest(
-      accepted.length === 0 ? `No record could be imported (${errors.length} rejected)` : `${errors.length} record(s) rejected; nothing imported (atomic=true)`,
-      listed,
-    );
+  const validated = validateRecords(kind, input.records);
+  const refuse = (errors: RecordError[], acceptedCount: number) => {
+    if (input.records.length > 0 && (acceptedCount === 0 || (input.atomic && errors.length > 0))) {
+      throw invalidRequest(
+        acceptedCount === 0 ? `No record could be imported (${errors.length} rejected)` : `${errors.length} record(s) rejected; nothing imported (atomic=true)`,
+        errors.slice(0, MAX_ERRORS_LISTED),
+      );
+    }
+  };
+  refuse(validated.errors, validated.accepted.length);
+  let stored: unknown[] = validated.accepted.map((a) => a.record);
+  let errors = validated.errors;
+  let warnings: RecordError[] = [];
+  if (kind.finish && validated.accepted.length > 0) {
+    const finished = await kind.finish(validated.accepted);
+    errors = [...errors, ...finished.errors].sort((a, b) => a.index - b.index);
+    warnings = finished.warnings;
+    refuse(errors, input.records.length - errors.length);
+    stored = finished.records;
   }
-  const chunks = chunkRecords(accepted);
+  const listed = errors.slice(0, MAX_ERRORS_LISTED);
+  const accepted = input.records.length - errors.length;
+  const chunks = chunkRecords(stored);
   const header: ImportRunAccepted = {
     run_id: runId,
     kind: kind.kind,
     received: input.records.length,
-    accepted: accepted.length,
+    accepted,
     rejected: errors.length,
     errors: listed,
+    ...(warnings.length > 0 ? { warnings: warnings.slice(0, MAX_ERRORS_LISTED) } : {}),
     chunks: chunks.length,
     body_hash: bodyHash,
     idempotency_key: input.idempotencyKey ?? null,
@@ -174,7 +206,7 @@ export async function runImport<R>(
 }
 
 function answerOf(h: ImportRunAccepted): ImportAnswer {
-  return { response: 'ok', run_id: h.run_id, accepted: h.accepted, rejected: h.rejected, errors: h.errors };
+  return { response: 'ok', run_id: h.run_id, accepted: h.accepted, rejected: h.rejected, errors: h.errors, ...(h.warnings ? { warnings: h.warnings } : {}) };
 }
 
 function keyedRunId(caller: string, key: string): string {
@@ -200,6 +232,7 @@ export interface RunStatus {
   accepted: number;
   rejected: number;
   errors: RecordError[];
+  warnings: RecordError[];
   created_at: string;
   completed_at: string | null;
 }

@@ -1,15 +1,13 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { productImport } from '../../../../libs/catalog/src';
 import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import { recordsOf, type ImportAnswer } from '../../../../libs/imports/src';
+import type { ImportAnswer } from '../../../../libs/imports/src';
 import { invalidRequest } from '../../../../libs/platform/src';
 import type { Runtime } from '../../../../libs/runtime/src';
-import { loadSettings } from '../../../../libs/settings/src';
 import { listProducts } from '../../../../projections';
 import { RequirePermission } from '../access/permissions';
-import { handleImport } from '../imports/import-answer';
+import { upload } from '../imports/uploads';
 import { dataPage, nextUrl } from '../imports/paging';
 import { RUNTIME } from '../platform/tokens';
 
@@ -23,6 +21,7 @@ export class ProductsHttpController {
   ) {}
 
   @Post(['api/products/upload', 'api/product/upload'])
+  @Put(['api/products/upload', 'api/product/upload'])
   @HttpCode(200)
   @RequirePermission('data:import')
   @ApiOperation({
@@ -34,8 +33,7 @@ export class ProductsHttpController {
   @ApiBody({ schema: { type: 'object', properties: { products: { type: 'array', items: { type: 'object' } } } } })
   @ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors}`' })
   async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
-    const { settings } = await loadSettings(this.store);
-    return handleImport(this.store, productImport(settings), request, recordsOf(body, 'products'));
+    return upload('products', { store: this.store, runtime: this.runtime }, request, body);
   }
 
   @Get('api/data/products')

@@ -1,15 +1,14 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { customerImport } from '../../../../libs/customers/src';
 import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import { coerceDateTime, CoercionError, recordsOf, type ImportAnswer } from '../../../../libs/imports/src';
+import { coerceDateTime, CoercionError, type ImportAnswer } from '../../../../libs/imports/src';
 import { invalidRequest } from '../../../../libs/platform/src';
 import type { Runtime } from '../../../../libs/runtime/src';
 import { loadSettings } from '../../../../libs/settings/src';
 import { listCustomers } from '../../../../projections';
 import { RequirePermission } from '../access/permissions';
-import { handleImport } from '../imports/import-answer';
+import { upload } from '../imports/uploads';
 import { dataPage, nextUrl } from '../imports/paging';
 import { RUNTIME } from '../platform/tokens';
 
@@ -23,6 +22,7 @@ export class CustomersHttpController {
   ) {}
 
   @Post(['api/customers/upload', 'api/customer/upload'])
+  @Put(['api/customers/upload', 'api/customer/upload'])
   @HttpCode(200)
   @RequirePermission('data:import')
   @ApiOperation({
@@ -37,8 +37,7 @@ export class CustomersHttpController {
   @ApiBody({ schema: { type: 'object', properties: { customers: { type: 'array', items: { type: 'object' } } } } })
   @ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors}`' })
   async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
-    const { settings } = await loadSettings(this.store);
-    return handleImport(this.store, customerImport(settings), request, recordsOf(body, 'customers'));
+    return upload('customers', { store: this.store, runtime: this.runtime }, request, body);
   }
 
   @Get('api/data/customers')

@@ -20,13 +20,14 @@ export class RunsHttpController {
   @Get(':run_id')
   @RequirePermission('data:read')
   @ApiOperation({ summary: 'Status of an import run: scheduled until its records are projected (readable), then completed' })
-  @ApiOkResponse({ description: '`{run_id, kind, state: scheduled|completed|failed, received, accepted, rejected, errors, created_at, completed_at}`' })
+  @ApiOkResponse({ description: '`{run_id, kind, state: scheduled|completed|failed, received, accepted, rejected, errors, warnings, created_at, completed_at}`' })
   async get(@Param('run_id') runId: string): Promise<RunStatus> {
     const run = await readRun(this.store, runId);
     if (!run) throw notFound(`No import run ${runId}`);
-    const projection = IMPORT_PROJECTIONS[run.header.kind];
-    const live = projection ? await liveGeneration(this.runtime.pool, projection) : undefined;
-    const completed = Boolean(live && live.checkpoint >= run.lastPosition);
+    // A run is complete once every read model its records feed has passed it.
+    const lives = await Promise.all((IMPORT_PROJECTIONS[run.header.kind] ?? []).map((p) => liveGeneration(this.runtime.pool, p)));
+    const completed = lives.length > 0 && lives.every((l) => l !== undefined && l.checkpoint >= run.lastPosition);
+    const completedAt = completed ? lives.map((l) => l!.updatedAt).sort().at(-1)! : null;
     const { header } = run;
     return {
       run_id: header.run_id,
@@ -36,9 +37,10 @@ export class RunsHttpController {
       accepted: header.accepted,
       rejected: header.rejected,
       errors: header.errors,
+      warnings: header.warnings ?? [],
       created_at: header.created_at,
       // The projection's checkpoint time is when it passed the run (or later): an upper bound.
-      completed_at: completed ? live!.updatedAt : null,
+      completed_at: completedAt,
     };
   }
 }
