@@ -1,6 +1,8 @@
 import type { Projection } from './runtime/projection';
 import { accessProjection } from './access/access.projection';
 import { customersProjection } from './customers/customers.projection';
+import { eventsProjection } from './events/events.projection';
+import { salesProjection } from './sales/sales.projection';
 import { productsProjection } from './products/products.projection';
 import { shopsProjection } from './shops/shops.projection';
 import { streamsProjection } from './streams/streams.projection';
@@ -11,16 +13,27 @@ export * from './runtime/projection-runner';
 export * from './runtime/projector';
 export * from './runtime/consistency';
 export { accessProjection } from './access/access.projection';
-export { countUsers, findTokenByHash, type TokenRecord } from './access/access.queries';
+export { countUsers, findDatasource, findIntegration, findTokenByHash, listDatasources, listIntegrations, type TokenRecord } from './access/access.queries';
 export { shopsProjection } from './shops/shops.projection';
 export { customersProjection } from './customers/customers.projection';
 export { customerView, listCustomers } from './customers/customers.queries';
 export { productsProjection } from './products/products.projection';
 export { listProducts } from './products/products.queries';
 export { listShops } from './shops/shops.queries';
+export { eventsProjection } from './events/events.projection';
+export { listEvents, existingEventIds } from './events/events.queries';
+export { salesProjection } from './sales/sales.projection';
+export { listSales, knownSaleTransactions } from './sales/sales.queries';
 
 /** Every read model of the service. Later contexts add theirs here. */
-export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection];
+export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection, eventsProjection, salesProjection];
 
 /** The read models each kind of import run feeds (a run is `completed` once all of them have passed it). */
-export const IMPORT_PROJECTIONS: Record<string, string[]> = { shops: ['shops'], customers: ['customers'], products: ['products'] };
+export const IMPORT_PROJECTIONS: Record<string, string[]> = {
+  shops: ['shops'],
+  customers: ['customers'],
+  products: ['products'],
+  // Events change customers (subscriptions) and may create products (linking); sales may create products.
+  events: ['events', 'customers', 'products'],
+  sales: ['sales', 'products'],
+};

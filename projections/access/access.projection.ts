@@ -2,6 +2,8 @@ import * as path from 'node:path';
 import {
   ACCESS_EVENT_TYPES,
   ACCESS_TOKEN_CREATED,
+  DATASOURCE_CREATED,
+  datasourceView,
   INTEGRATION_CREATED,
   integrationView,
   USER_AUTHENTICATED,
@@ -9,6 +11,7 @@ import {
   USER_LOGIN_FAILED,
   USER_UNLOCKED,
   type AccessTokenCreated,
+  type DatasourceCreated,
   type IntegrationCreated,
   type UserCreated,
 } from '../../libs/access/src';
@@ -17,9 +20,10 @@ import type { Projection } from '../runtime/projection';
 /** Access events are few (logins, tokens), so each is one statement, applied in log order. */
 export const accessProjection: Projection = {
   name: 'access',
-  version: 1,
+  // 2: datasources (0002_datasources.sql).
+  version: 2,
   eventTypes: ACCESS_EVENT_TYPES,
-  tables: ['access_users', 'access_tokens', 'access_integrations'],
+  tables: ['access_users', 'access_tokens', 'access_integrations', 'access_datasources'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
     for (const e of events) {
@@ -54,6 +58,15 @@ export const accessProjection: Projection = {
           await tx.query(
             `INSERT INTO access_integrations (integration_id, name, integration, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (integration_id) DO NOTHING`,
             [d.integration_id, d.parameters.name, JSON.stringify(integrationView(d)), d.created_at],
+          );
+          break;
+        }
+        case DATASOURCE_CREATED: {
+          const d = e.data as DatasourceCreated;
+          await tx.query(
+            `INSERT INTO access_datasources (datasource_id, integration_id, name, datatype, datasource, log_position, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (datasource_id) DO NOTHING`,
+            [d.datasource_id, d.integration_id, d.name, d.datatype, JSON.stringify(datasourceView(d)), e.position, d.created_at],
           );
           break;
         }

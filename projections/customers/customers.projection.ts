@@ -1,6 +1,8 @@
 import * as path from 'node:path';
+import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '../../libs/activity/src';
 import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
-import type { Projection, ProjectionTx } from '../runtime/projection';
+import type { RecordedEvent } from '../../libs/event-store/src';
+import { pageChunksJson, type Projection, type ProjectionTx } from '../runtime/projection';
 
 /**
  * Set-based merge of imported customers. A page of chunks goes into a temporary table; then, in
@@ -8,24 +10,31 @@ import type { Projection, ProjectionTx } from '../runtime/projection';
  * README) and each wave applies — with a handful of statements — the records that are first among
  * the remaining ones for every identifier and target they touch. Records of one identity are so
  * applied in log order; a page usually needs one wave, a request with repeated identities one per repeat.
+ * Subscription events (MAIL_/SMS_ SUBSCRIBE/UNSUBSCRIBE) enter the same merge as customer patches
+ * (libs/activity customerEffect), so their effects apply in log order with the imports around them.
  */
 export const customersProjection: Projection = {
   name: 'customers',
-  version: 1,
-  eventTypes: [CUSTOMERS_IMPORTED],
+  version: 2,
+  eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED],
   batchSize: 20,
   tables: ['customers'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
-    const chunks = events.map((e) => ({ position: e.position, at: e.createdAt, records: (e.data as { records: unknown[] }).records }));
+    // Events without an effect stay as null, so every record keeps its index (and a created customer its id).
+    const patches = (e: RecordedEvent) =>
+      e.type === EVENTS_IMPORTED
+        ? (e.data as { records: Array<EventRecord | EventDeletion> }).records.map((r) => (isDeletion(r) ? null : (customerEffect(r) ?? null)))
+        : (e.data as { records: unknown[] }).records;
     await tx.query(
       `CREATE TEMP TABLE cb ON COMMIT DROP AS
        SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
               nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
-              NULL::bigint AS target
+              coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, NULL::bigint AS target
          FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
-        CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)`,
-      [JSON.stringify(chunks)],
+        CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
+        WHERE jsonb_typeof(r.rec) = 'object'`,
+      [pageChunksJson(events, patches)],
     );
     for (let wave = 0; ; wave++) {
       if (wave > 100_000) throw new Error('customer merge does not converge');
@@ -46,7 +55,8 @@ async function resolveTargets(tx: ProjectionTx): Promise<number> {
       (SELECT c.customer_id FROM customers c WHERE c.external_id = cb.ext),
       CASE WHEN cb.ext IS NULL THEN coalesce(
              (SELECT min(c.customer_id) FROM customers c WHERE c.phone = cb.phone),
-             (SELECT min(c.customer_id) FROM customers c WHERE c.email = cb.email))
+             (SELECT min(c.customer_id) FROM customers c WHERE c.email = cb.email),
+             (SELECT min(c.customer_id) FROM customers c WHERE c.data->>'cb_token' = cb.token AND cb.rec ? '$token'))
            ELSE coalesce(
              (SELECT min(c.customer_id) FROM customers c WHERE c.phone = cb.phone AND c.external_id IS NULL),
              (SELECT min(c.customer_id) FROM customers c WHERE c.email = cb.email AND c.external_id IS NULL))
@@ -60,10 +70,11 @@ async function applyWave(tx: ProjectionTx): Promise<void> {
     SELECT * FROM (
       SELECT cb.*,
              min(ord) OVER (PARTITION BY ext) AS f_ext, min(ord) OVER (PARTITION BY phone) AS f_phone,
-             min(ord) OVER (PARTITION BY email) AS f_email, min(ord) OVER (PARTITION BY target) AS f_target
+             min(ord) OVER (PARTITION BY email) AS f_email, min(ord) OVER (PARTITION BY token) AS f_token,
+             min(ord) OVER (PARTITION BY target) AS f_target
         FROM cb) x
      WHERE (ext IS NULL OR f_ext = ord) AND (phone IS NULL OR f_phone = ord)
-       AND (email IS NULL OR f_email = ord) AND (target IS NULL OR f_target = ord)`);
+       AND (email IS NULL OR f_email = ord) AND (token IS NULL OR f_token = ord) AND (target IS NULL OR f_target = ord)`);
   // Forgetting: remember the hashes of every identifier the customer had or is sent with.
   await tx.query(`INSERT INTO forgotten_identifiers (kind, hash)
     SELECT DISTINCT k, identifier_hash(v) FROM (
@@ -93,7 +104,9 @@ async function applyWave(tx: ProjectionTx): Promise<void> {
            CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
            coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.at, w.at, w.position
       FROM (SELECT wave.*, customer_merge('{}'::jsonb, wave.rec) AS merged, coalesce((wave.rec->>'is_forgotten')::boolean, false) AS forget
-              FROM wave WHERE target IS NULL) w`);
+              FROM wave WHERE target IS NULL AND NOT wave.rec ? '$no_create') w`);
+  // A patch that only updates (an unsubscription) and, first in its wave, found no customer is done:
+  // it waited for every earlier record naming its identifiers, so none will create that customer now.
   await tx.query(`DELETE FROM cb WHERE ord IN (SELECT ord FROM wave)`);
   await tx.query(`DROP TABLE wave`);
 }

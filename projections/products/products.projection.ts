@@ -1,20 +1,67 @@
 import * as path from 'node:path';
+import { EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '../../libs/activity/src';
 import { PRODUCTS_IMPORTED } from '../../libs/catalog/src';
+import type { RecordedEvent } from '../../libs/event-store/src';
+import { SALES_IMPORTED, type SaleTransaction } from '../../libs/sales/src';
 import { mergeImportedRecords } from '../runtime/merge-by-key';
 import type { Projection } from '../runtime/projection';
+import { linkProducts, markImported, type ProductReference } from './product-links';
 
-/** Set-based, like shops: one merge per (product, language) in log order, then one UPDATE and one INSERT. */
+const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+const details = (entries: Record<string, unknown>) => Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined && v !== null));
+
+/** The products an event or sale chunk names, in log order, with what a created product copies. */
+export function productReferences(event: RecordedEvent): ProductReference[] {
+  const at = event.createdAt;
+  const ord = (n: number) => event.position * 10000 + n;
+  if (event.type === EVENTS_IMPORTED) {
+    return (event.data as { records: Array<EventRecord | EventDeletion> }).records.flatMap((r, n) => {
+      if (isDeletion(r) || (r.product_id === undefined && r.product_ean === undefined)) return [];
+      const price = Number.isSafeInteger(r.product_price) ? r.product_price : undefined;
+      return [{ ord: ord(n), at, product_id: text(r.product_id), sku: null, ean: text(r.product_ean), details: details({ title: r.product_title, price, ean: r.product_ean }) }];
+    });
+  }
+  if (event.type === SALES_IMPORTED) {
+    let n = 0;
+    return (event.data as { records: SaleTransaction[] }).records.flatMap((t) =>
+      t.rows.flatMap((row) => {
+        n++;
+        if (row.product_id === undefined && row.product_sku === undefined && row.product_ean === undefined) return [];
+        const title = row.product_title ?? row.title ?? row.name;
+        return [{ ord: ord(n), at, product_id: text(row.product_id), sku: text(row.product_sku), ean: text(row.product_ean), details: details({ title, price: row.unit_price }) }];
+      }),
+    );
+  }
+  return [];
+}
+
+/**
+ * Products as imported (set-based merge per product and language, like shops), plus the products
+ * events and sales name (product linking, see product-links.ts). A page is applied as runs of one
+ * event type in log order, so imports and references interleave exactly as they were appended.
+ */
 export const productsProjection: Projection = {
   name: 'products',
-  version: 1,
-  eventTypes: [PRODUCTS_IMPORTED],
+  version: 2,
+  eventTypes: [PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED],
   batchSize: 20,
-  tables: ['products'],
+  tables: ['products', 'product_links'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
-    await mergeImportedRecords(tx, events, 'products', [
-      { column: 'external_id', expr: "r.rec->>'external_id'" },
-      { column: 'language', expr: "coalesce(r.rec->>'language', '')" },
-    ]);
+    for (let start = 0; start < events.length; ) {
+      let end = start + 1;
+      while (end < events.length && events[end].type === events[start].type) end++;
+      const run = events.slice(start, end);
+      if (run[0].type === PRODUCTS_IMPORTED) {
+        await mergeImportedRecords(tx, run, 'products', [
+          { column: 'external_id', expr: "r.rec->>'external_id'" },
+          { column: 'language', expr: "coalesce(r.rec->>'language', '')" },
+        ]);
+        await markImported(tx, run);
+      } else {
+        await linkProducts(tx, run.flatMap(productReferences));
+      }
+      start = end;
+    }
   },
 };

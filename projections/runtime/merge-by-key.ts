@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/event-store/src';
-import type { ProjectionTx } from './projection';
+import { pageChunksJson, type ProjectionTx } from './projection';
 
 export interface MergeKey {
   column: string;
@@ -14,7 +14,6 @@ export interface MergeKey {
  * `updated_at`. Table and column names come from code, never from input.
  */
 export async function mergeImportedRecords(tx: ProjectionTx, events: RecordedEvent[], table: string, keys: MergeKey[]): Promise<void> {
-  const chunks = events.map((e) => ({ position: e.position, at: e.createdAt, records: (e.data as { records: unknown[] }).records }));
   const batch = `${table}_batch`;
   const cols = keys.map((k) => k.column);
   const match = (a: string, b: string) => cols.map((c) => `${a}.${c} = ${b}.${c}`).join(' AND ');
@@ -25,7 +24,7 @@ export async function mergeImportedRecords(tx: ProjectionTx, events: RecordedEve
        FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
       CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
       GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`,
-    [JSON.stringify(chunks)],
+    [pageChunksJson(events)],
   );
   await tx.query(`UPDATE ${table} t SET data = jsonb_strip_empty(t.data || b.patch), updated_at = b.at FROM ${batch} b WHERE ${match('t', 'b')}`);
   await tx.query(`INSERT INTO ${table} (${cols.join(', ')}, data, created_at, updated_at)

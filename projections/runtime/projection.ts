@@ -35,3 +35,15 @@ export function assertValidProjection(p: Projection): void {
   if (!Number.isInteger(p.version) || p.version < 1) throw new Error(`projection ${p.name}: version must be a positive integer`);
   for (const t of p.tables) if (!NAME.test(t)) throw new Error(`projection ${p.name}: table "${t}" must be snake_case`);
 }
+
+/** An import chunk as the set-based projections load it into a temporary table (jsonb_to_recordset). */
+export interface PageChunk {
+  position: number;
+  at: string;
+  records: unknown[];
+}
+
+/** The page's import chunks (`{records: [...]}` events) with their log position and time, as JSON for one query parameter. */
+export function pageChunksJson(events: RecordedEvent[], records: (e: RecordedEvent) => unknown[] = (e) => (e.data as { records: unknown[] }).records): string {
+  return JSON.stringify(events.map((e): PageChunk => ({ position: e.position, at: e.createdAt, records: records(e) })));
+}

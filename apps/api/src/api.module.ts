@@ -3,9 +3,11 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../../../libs/event-store/src';
 import type { Runtime } from '../../../libs/runtime/src';
 import { AccessHttpModule } from './access/access.http.module';
+import { ActivityHttpModule } from './activity/activity.http.module';
 import { CatalogHttpModule } from './catalog/catalog.http.module';
 import { CustomersHttpModule } from './customers/customers.http.module';
 import { HealthHttpController } from './health/health.http.controller';
+import { SalesHttpModule } from './sales/sales.http.module';
 import { SettingsHttpModule } from './settings/settings.http.module';
 import { ServiceMetrics } from './metrics/metrics';
 import { MetricsHttpController } from './metrics/metrics.http.controller';
@@ -31,7 +33,7 @@ export class RuntimeModule {
 export type ApiContextModules = Array<Type<unknown> | DynamicModule>;
 
 /** The bounded contexts' HTTP modules (access, customers, catalog, ...), added as they are built. */
-export const CONTEXT_MODULES: ApiContextModules = [AccessHttpModule, SettingsHttpModule, CustomersHttpModule, CatalogHttpModule];
+export const CONTEXT_MODULES: ApiContextModules = [AccessHttpModule, SettingsHttpModule, CustomersHttpModule, CatalogHttpModule, ActivityHttpModule, SalesHttpModule];
 
 @Module({})
 export class ApiModule {

@@ -8,8 +8,10 @@ export const USER_AUTHENTICATED = 'UserAuthenticated';
 export const USER_UNLOCKED = 'UserUnlocked';
 export const ACCESS_TOKEN_CREATED = 'AccessTokenCreated';
 export const INTEGRATION_CREATED = 'IntegrationCreated';
+/** A datasource of an integration (legacy plugins import through one); appended to the integration's stream. */
+export const DATASOURCE_CREATED = 'DatasourceCreated';
 
-export const ACCESS_EVENT_TYPES = [USER_CREATED, USER_LOGIN_FAILED, USER_AUTHENTICATED, USER_UNLOCKED, ACCESS_TOKEN_CREATED, INTEGRATION_CREATED];
+export const ACCESS_EVENT_TYPES = [USER_CREATED, USER_LOGIN_FAILED, USER_AUTHENTICATED, USER_UNLOCKED, ACCESS_TOKEN_CREATED, INTEGRATION_CREATED, DATASOURCE_CREATED];
 
 export interface UserCreated {
   user_id: string;
@@ -65,6 +67,19 @@ export interface IntegrationCreated {
   datatargets: unknown[];
   datatarget_templates: unknown[];
   configuration: Record<string, unknown>;
+  created_by: string;
+  created_at: string;
+}
+
+/** What a datasource imports: one of the import datatypes. */
+export const DATASOURCE_DATATYPES = ['customers', 'products', 'events', 'sales'] as const;
+export type DatasourceDatatype = (typeof DATASOURCE_DATATYPES)[number];
+
+export interface DatasourceCreated {
+  datasource_id: string;
+  integration_id: string;
+  name: string;
+  datatype: DatasourceDatatype;
   created_by: string;
   created_at: string;
 }

@@ -19,3 +19,5 @@ export { CreateIntegrationHandler, integrationView, type IntegrationView } from 
 export { UnlockUserCommand } from './unlock-user/unlock-user.command';
 export { UnlockUserHandler } from './unlock-user/unlock-user.handler';
 
+export { CreateDatasourceCommand } from './create-datasource/create-datasource.command';
+export { CreateDatasourceHandler, datasourceView, type DatasourceView } from './create-datasource/create-datasource.handler';

@@ -7,7 +7,7 @@ import {
   coerceString,
   field,
   normalizePhone,
-  RecordProblem,
+  isCompanyField,
   recordObject,
   assertUsableKey,
   type ImportKind,
@@ -74,14 +74,8 @@ export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
           if (d !== undefined) out[key] = d;
         } else if (LIST_FIELDS.includes(key) || LIST_OPS.includes(key)) {
           out[key] = value === '' ? [] : field(r, key, coerceList);
-        } else if (key.includes('__')) {
-          const company = key.slice(0, key.indexOf('__'));
-          if (!/^[A-Za-z][A-Za-z0-9]*$/.test(company) || key.endsWith('__')) throw new RecordProblem(key, 'invalid_key', `"${key}" is not <COMPANY>__<field>`);
-          if (settings.company_prefixes.length > 0 && !settings.company_prefixes.includes(company)) {
-            throw new RecordProblem(key, 'unknown_company', `"${company}" is not among the settings' company_prefixes`);
-          }
-          out[key] = value;
         } else {
+          isCompanyField(key, settings); // checks a company key; any other key is kept as sent
           out[key] = value;
         }
       }

@@ -51,7 +51,7 @@ export interface ImportKind<R> {
    * (e.g. a sale transaction without a date), add warnings, assign identifiers in the command
    * (event ids) and reshape what is stored (sale rows → transactions). Absent: records stored as validated.
    */
-  finish?(accepted: Array<{ index: number; record: R }>): Promise<FinishedRecords>;
+  finish?(accepted: Array<{ index: number; record: R }>, request: { records: unknown[]; errors: RecordError[] }): Promise<FinishedRecords>;
 }
 
 export interface FinishedRecords {
@@ -165,7 +165,7 @@ export async function runImport<R>(
   let errors = validated.errors;
   let warnings: RecordError[] = [];
   if (kind.finish && validated.accepted.length > 0) {
-    const finished = await kind.finish(validated.accepted);
+    const finished = await kind.finish(validated.accepted, { records: input.records, errors: validated.errors });
     errors = [...errors, ...finished.errors].sort((a, b) => a.index - b.index);
     warnings = finished.warnings;
     refuse(errors, input.records.length - errors.length);

@@ -2,3 +2,5 @@ export * from './coerce';
 export * from './import-run';
 export * from './dates';
 export * from './phone';
+export * from './company-fields';
+export * from './id-sequence';

@@ -25,6 +25,7 @@ export interface SettingsChanged {
 
 export const DEFAULT_SETTINGS: Settings = { timezone: 'UTC', default_country: null, default_currency: 'EUR', company_prefixes: [], custom_event_types: [] };
 
+/** The spec's event types (libs/activity holds the rules of each). */
 const BUILT_IN_EVENT_TYPES = ['BROWSE', 'MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'ORDER_SHIPPED', 'BASKET_ADD', 'SENTIMENT', 'SMS_SUBSCRIBE', 'SMS_UNSUBSCRIBE'];
 
 function isTimeZone(zone: string): boolean {

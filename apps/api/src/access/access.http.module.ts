@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import {
   ACCESS_DEPS,
   CreateAccessTokenHandler,
+  CreateDatasourceHandler,
   CreateIntegrationHandler,
   CreateUserHandler,
   IssueTokenWithPasswordHandler,
@@ -11,17 +12,19 @@ import {
 import type { Runtime } from '../../../../libs/runtime/src';
 import { RUNTIME } from '../platform/tokens';
 import { AccessTokensHttpController } from './access-tokens.http.controller';
+import { DatasourcesHttpController } from './datasources.http.controller';
 import { IntegrationsHttpController } from './integrations.http.controller';
 
 @Module({
   imports: [CqrsModule],
-  controllers: [AccessTokensHttpController, IntegrationsHttpController],
+  controllers: [AccessTokensHttpController, IntegrationsHttpController, DatasourcesHttpController],
   providers: [
     { provide: ACCESS_DEPS, useFactory: (runtime: Runtime) => runtime.accessDeps, inject: [RUNTIME] },
     CreateUserHandler,
     IssueTokenWithPasswordHandler,
     CreateAccessTokenHandler,
     CreateIntegrationHandler,
+    CreateDatasourceHandler,
     UnlockUserHandler,
   ],
 })

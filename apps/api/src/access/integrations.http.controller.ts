@@ -1,13 +1,16 @@
-import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CreateIntegrationCommand, type IntegrationView } from '../../../../libs/access/src';
-import { invalidRequest } from '../../../../libs/platform/src';
+import { invalidRequest, notFound } from '../../../../libs/platform/src';
 import type { Runtime } from '../../../../libs/runtime/src';
+import { findIntegration, listIntegrations } from '../../../../projections';
 import { RUNTIME } from '../platform/tokens';
 import { RequirePermission } from './permissions';
 import { awaitReadModel } from './read-your-writes';
+
+const INTEGRATION_FIELDS = '{id, name, integration_name, enabled, available_datasources, created_at, datasources, datatargets, datatarget_templates, description, configuration, parameters}';
 
 @ApiTags('access')
 @ApiBearerAuth()
@@ -21,13 +24,41 @@ export class IntegrationsHttpController {
   @Post()
   @HttpCode(200)
   @RequirePermission('access:manage')
-  @ApiOperation({ summary: 'Create an integration (admin). Then create its tokens with owner_id "integrations/<id>".' })
-  @ApiBody({ schema: { type: 'object', required: ['parameters'], properties: { integration_name: { type: 'string' }, parameters: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string' } } } } } })
-  @ApiOkResponse({ description: '`{integration: {id, name, integration_name, enabled, available_datasources, created_at, datasources, datatargets, datatarget_templates, description, configuration, parameters}}`' })
+  @ApiOperation({
+    summary: 'Create an integration (admin). Then create its tokens with owner_id "integrations/<id>".',
+    description: 'The legacy body of older plugins, `{name, description}`, means `{parameters: {name, description}}`.',
+  })
+  @ApiBody({
+    schema: {
+      oneOf: [
+        { type: 'object', required: ['parameters'], properties: { integration_name: { type: 'string' }, parameters: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string' } } } } },
+        { type: 'object', required: ['name'], description: 'legacy', properties: { name: { type: 'string' }, description: { type: 'string' } } },
+      ],
+    },
+  })
+  @ApiOkResponse({ description: `\`{integration: ${INTEGRATION_FIELDS}}\`` })
   async create(@Req() request: FastifyRequest, @Body() body: unknown): Promise<{ integration: IntegrationView }> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The body must be a JSON object {integration_name, parameters: {name, description}}');
     const result: { integration: IntegrationView; position: number } = await this.commands.execute(new CreateIntegrationCommand(request.principal!, body as Record<string, unknown>, request.id));
     await awaitReadModel(this.runtime, 'access', result.position);
     return { integration: result.integration };
+  }
+
+  @Get()
+  @RequirePermission('access:manage')
+  @ApiOperation({ summary: 'Every integration (admin), in creation order, each with its datasources' })
+  @ApiOkResponse({ description: '`{integrations: [integration, ...]}`' })
+  async list(): Promise<{ integrations: IntegrationView[] }> {
+    return { integrations: await listIntegrations(this.runtime.pool) };
+  }
+
+  @Get(':integration_id')
+  @RequirePermission('access:manage')
+  @ApiOperation({ summary: 'One integration (admin), with its datasources' })
+  @ApiOkResponse({ description: `\`{integration: ${INTEGRATION_FIELDS}}\`` })
+  async get(@Param('integration_id') id: string): Promise<{ integration: IntegrationView }> {
+    const integration = await findIntegration(this.runtime.pool, id);
+    if (!integration) throw notFound(`No integration ${id.slice(0, 64)}`);
+    return { integration };
   }
 }

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
 import type { ImportAnswer } from '../../../../libs/imports/src';
@@ -7,6 +7,7 @@ import { invalidRequest } from '../../../../libs/platform/src';
 import type { Runtime } from '../../../../libs/runtime/src';
 import { listProducts } from '../../../../projections';
 import { RequirePermission } from '../access/permissions';
+import { UploadEndpoint } from '../imports/upload-endpoint';
 import { upload } from '../imports/uploads';
 import { dataPage, nextUrl } from '../imports/paging';
 import { RUNTIME } from '../platform/tokens';
@@ -20,20 +21,18 @@ export class ProductsHttpController {
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
-  @Post(['api/products/upload', 'api/product/upload'])
-  @Put(['api/products/upload', 'api/product/upload'])
-  @HttpCode(200)
-  @RequirePermission('data:import')
-  @ApiOperation({
+  @UploadEndpoint('POST', ['api/products/upload', 'api/product/upload'], {
     summary: 'Import products: `{products: [...]}` (also at /api/product/upload/). Same run pattern as customers.',
     description: 'Prices in cents; a row with `language` is that language variant of the product; rows of one product apply in order.',
-  })
-  @ApiHeader({ name: 'Idempotency-Key', required: false })
-  @ApiQuery({ name: 'atomic', required: false, type: Boolean })
-  @ApiBody({ schema: { type: 'object', properties: { products: { type: 'array', items: { type: 'object' } } } } })
-  @ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors}`' })
+  }, { type: 'object', properties: { products: { type: 'array', items: { type: 'object' } } } })
   async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return upload('products', { store: this.store, runtime: this.runtime }, request, body);
+  }
+
+  // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
+  @UploadEndpoint('PUT', ['api/products/upload', 'api/product/upload'], { summary: 'Import products (PUT spelling; the same as POST)' })
+  uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return this.upload(request, body);
   }
 
   @Get('api/data/products')

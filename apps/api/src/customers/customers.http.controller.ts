@@ -1,15 +1,16 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Put, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import { coerceDateTime, CoercionError, type ImportAnswer } from '../../../../libs/imports/src';
+import type { ImportAnswer } from '../../../../libs/imports/src';
 import { invalidRequest } from '../../../../libs/platform/src';
 import type { Runtime } from '../../../../libs/runtime/src';
 import { loadSettings } from '../../../../libs/settings/src';
 import { listCustomers } from '../../../../projections';
 import { RequirePermission } from '../access/permissions';
+import { UploadEndpoint } from '../imports/upload-endpoint';
 import { upload } from '../imports/uploads';
-import { dataPage, nextUrl } from '../imports/paging';
+import { dataPage, dateBound, nextUrl } from '../imports/paging';
 import { RUNTIME } from '../platform/tokens';
 
 @ApiTags('customers')
@@ -21,23 +22,21 @@ export class CustomersHttpController {
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
-  @Post(['api/customers/upload', 'api/customer/upload'])
-  @Put(['api/customers/upload', 'api/customer/upload'])
-  @HttpCode(200)
-  @RequirePermission('data:import')
-  @ApiOperation({
+  @UploadEndpoint('POST', ['api/customers/upload', 'api/customer/upload'], {
     summary: 'Import customers: `{customers: [...]}` (also at /api/customer/upload/)',
     description:
       'Records that cannot be imported are listed in `errors` ({index, field, code, message}) and left out; the rest are imported. ' +
       'No valid record → 400. `?atomic=true`: any record error fails the request. `Idempotency-Key`: a retry gets the first answer. ' +
       'The answer comes once the records are durably in the event log; GET /api/runs/{run_id}/ says when they are readable.',
-  })
-  @ApiHeader({ name: 'Idempotency-Key', required: false })
-  @ApiQuery({ name: 'atomic', required: false, type: Boolean })
-  @ApiBody({ schema: { type: 'object', properties: { customers: { type: 'array', items: { type: 'object' } } } } })
-  @ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors}`' })
+  }, { type: 'object', properties: { customers: { type: 'array', items: { type: 'object' } } } })
   async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return upload('customers', { store: this.store, runtime: this.runtime }, request, body);
+  }
+
+  // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
+  @UploadEndpoint('PUT', ['api/customers/upload', 'api/customer/upload'], { summary: 'Import customers (PUT spelling; the same as POST)' })
+  uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return this.upload(request, body);
   }
 
   @Get('api/data/customers')
@@ -49,15 +48,7 @@ export class CustomersHttpController {
   @ApiOkResponse({ description: '`{customers: [...], count, next_url}` (next_url absent on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'updated_since']);
-    let updatedSince: string | undefined;
-    if (query.updated_since) {
-      try {
-        updatedSince = coerceDateTime(query.updated_since, (await loadSettings(this.store)).settings.timezone);
-      } catch (err) {
-        if (err instanceof CoercionError) throw invalidRequest(`updated_since: ${err.message}`);
-        throw err;
-      }
-    }
+    const updatedSince = query.updated_since ? dateBound('updated_since', query.updated_since, (await loadSettings(this.store)).settings.timezone) : undefined;
     const cursor = after === undefined ? undefined : Number(after);
     if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
     const rows = await listCustomers(this.runtime.pool, { limit, after: cursor, filters, updatedSince });

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { coerceDateTime, CoercionError } from '../../../../libs/imports/src';
 import { invalidRequest } from '../../../../libs/platform/src';
 
 /** `limit` (default 100, max 10,000), `after` (an opaque cursor from next_url), the rest as equality filters on field names. */
@@ -27,4 +28,15 @@ export function nextUrl(request: FastifyRequest, cursor: string): string {
   url.searchParams.set('after', Buffer.from(cursor).toString('base64url'));
   url.searchParams.delete('access-token');
   return `${url.pathname}${url.search}`;
+}
+
+/** A date bound of a retrieval query (`from`, `to`, `updated_since`): a date or timestamp, the settings' zone when it has none. */
+export function dateBound(name: string, value: string | undefined, timeZone: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  try {
+    return coerceDateTime(value, timeZone);
+  } catch (err) {
+    if (err instanceof CoercionError) throw invalidRequest(`${name}: ${err.message}`);
+    throw err;
+  }
 }

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
 import { recordsOf, type ImportAnswer } from '../../../../libs/imports/src';
@@ -7,6 +7,7 @@ import type { Runtime } from '../../../../libs/runtime/src';
 import { shopImport } from '../../../../libs/settings/src';
 import { listShops } from '../../../../projections';
 import { RequirePermission } from '../access/permissions';
+import { UploadEndpoint } from '../imports/upload-endpoint';
 import { RUNTIME } from '../platform/tokens';
 import { handleImport } from '../imports/import-answer';
 import { dataPage, nextUrl } from '../imports/paging';
@@ -20,14 +21,7 @@ export class ShopsHttpController {
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
-  @Post('api/shops/upload')
-  @HttpCode(200)
-  @RequirePermission('data:import')
-  @ApiOperation({ summary: 'Import shops (store views): `{shops: [{external_id, name, ...}]}`. Partial acceptance; `?atomic=true`; `Idempotency-Key`.' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false })
-  @ApiQuery({ name: 'atomic', required: false, type: Boolean })
-  @ApiBody({ schema: { type: 'object', properties: { shops: { type: 'array', items: { type: 'object', properties: { external_id: { type: 'string' }, name: { type: 'string' } } } } } } })
-  @ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors: [{index, field, code, message}]}` once durably in the event log' })
+  @UploadEndpoint('POST', 'api/shops/upload', { summary: 'Import shops (store views): `{shops: [{external_id, name, ...}]}`. Partial acceptance; `?atomic=true`; `Idempotency-Key`.' }, { type: 'object', properties: { shops: { type: 'array', items: { type: 'object', properties: { external_id: { type: 'string' }, name: { type: 'string' } } } } } })
   upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return handleImport(this.store, shopImport, request, recordsOf(body, 'shops'));
   }

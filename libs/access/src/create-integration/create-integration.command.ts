@@ -3,7 +3,8 @@ import type { Principal } from '../access.deps';
 export class CreateIntegrationCommand {
   constructor(
     readonly principal: Principal,
-    readonly body: { integration_name?: unknown; parameters?: unknown },
+    /** `{integration_name, parameters: {name, description}}`, or the older plugins' `{name, description}`. */
+    readonly body: { integration_name?: unknown; parameters?: unknown; name?: unknown; description?: unknown },
     readonly requestId?: string,
   ) {}
 }

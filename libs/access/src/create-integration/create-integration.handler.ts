@@ -59,15 +59,20 @@ export class CreateIntegrationHandler implements ICommandHandler<CreateIntegrati
   ) {}
 
   async execute(cmd: CreateIntegrationCommand) {
-    const params = cmd.body.parameters;
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw invalidRequest('parameters must be an object {name, description}');
+    // Plugins of 2020–2023 send the legacy body `{name, description}`: it means parameters {name, description}.
+    const legacy = (cmd.body.parameters === undefined || cmd.body.parameters === null) && cmd.body.name !== undefined;
+    const params = legacy ? { name: cmd.body.name, description: cmd.body.description } : cmd.body.parameters;
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+      throw invalidRequest('parameters must be an object {name, description} (or send the legacy body {name, description})');
+    }
     const { name, description } = params as Record<string, unknown>;
-    if (typeof name !== 'string' || name.trim() === '') throw invalidRequest('parameters.name is required');
+    const field = legacy ? '' : 'parameters.';
+    if (typeof name !== 'string' || name.trim() === '') throw invalidRequest(`${field}name is required`);
     const id = randomUUID();
     const data: IntegrationCreated = {
       integration_id: id,
       integration_name: str(cmd.body.integration_name, 'integration_name', 200),
-      parameters: { name: str(name, 'parameters.name', 200), description: str(description, 'parameters.description', 2000) },
+      parameters: { name: str(name, `${field}name`, 200), description: str(description, `${field}description`, 2000) },
       enabled: true,
       available_datasources: [],
       datasources: [],

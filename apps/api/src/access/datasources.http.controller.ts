@@ -1,0 +1,89 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { CreateDatasourceCommand, DATASOURCE_DATATYPES, type DatasourceView } from '../../../../libs/access/src';
+import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
+import type { ImportAnswer } from '../../../../libs/imports/src';
+import { invalidRequest, notFound } from '../../../../libs/platform/src';
+import type { Runtime } from '../../../../libs/runtime/src';
+import { findDatasource, listDatasources } from '../../../../projections';
+import { upload } from '../imports/uploads';
+import { RUNTIME } from '../platform/tokens';
+import { RequirePermission } from './permissions';
+import { UploadEndpoint } from '../imports/upload-endpoint';
+import { awaitReadModel } from './read-your-writes';
+
+const DATASOURCE_FIELDS = '{id, name, integration, datatype, enabled, created_at}';
+
+/**
+ * Legacy paths of plugins from 2020–2023: they set up a datasource of an integration and import
+ * through it. An import through a datasource is the upload of its datatype (same answer, runs,
+ * `Idempotency-Key`, `?atomic`).
+ */
+@ApiTags('legacy')
+@ApiBearerAuth()
+@Controller('api/datasources')
+export class DatasourcesHttpController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @RequirePermission('access:manage')
+  @ApiOperation({
+    summary: `Create a datasource of an integration (legacy, admin): \`{name, integration, datatype}\`, datatype one of ${DATASOURCE_DATATYPES.join(', ')}`,
+    description: 'An unknown integration is 422 `validation_error`; a bad datatype or a missing name is 400 `invalid_request`. Answers once the datasource is readable.',
+  })
+  @ApiBody({ schema: { type: 'object', required: ['name', 'integration', 'datatype'], properties: { name: { type: 'string' }, integration: { type: 'string' }, datatype: { type: 'string', enum: [...DATASOURCE_DATATYPES] } } } })
+  @ApiOkResponse({ description: `\`{datasource: ${DATASOURCE_FIELDS}}\`` })
+  async create(@Req() request: FastifyRequest, @Body() body: unknown): Promise<{ datasource: DatasourceView }> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The body must be a JSON object {name, integration, datatype}');
+    const result: { datasource: DatasourceView; position: number } = await this.commands.execute(new CreateDatasourceCommand(request.principal!, body as Record<string, unknown>, request.id));
+    await awaitReadModel(this.runtime, 'access', result.position);
+    return { datasource: result.datasource };
+  }
+
+  @Get()
+  @RequirePermission('access:manage')
+  @ApiOperation({ summary: 'Datasources (legacy, admin) in creation order; `?integration=<id>` keeps one integration\'s' })
+  @ApiQuery({ name: 'integration', required: false, type: String })
+  @ApiOkResponse({ description: `\`{datasources: [${DATASOURCE_FIELDS}, ...]}\`` })
+  async list(@Query() query: Record<string, unknown>): Promise<{ datasources: DatasourceView[] }> {
+    const integration = query.integration;
+    if (integration !== undefined && typeof integration !== 'string') throw invalidRequest('integration must be given once');
+    return { datasources: await listDatasources(this.runtime.pool, { integrationId: integration || undefined }) };
+  }
+
+  @Get(':datasource_id')
+  @RequirePermission('access:manage')
+  @ApiOperation({ summary: 'One datasource (legacy, admin)' })
+  @ApiOkResponse({ description: `\`{datasource: ${DATASOURCE_FIELDS}}\`` })
+  async get(@Param('datasource_id') id: string): Promise<{ datasource: DatasourceView }> {
+    return { datasource: await this.datasource(id) };
+  }
+
+  @UploadEndpoint('POST', ':datasource_id/import', {
+    summary: 'Import through a datasource (legacy): the body of its datatype\'s upload (`{customers: [...]}`, `{products: [...]}`, `{events: [...]}` or a bare list, `{sales: [...]}`)',
+    description: 'Answers exactly as that datatype\'s `/api/<datatype>/upload/`: partial acceptance, `?atomic=true`, `Idempotency-Key`, a run readable at GET /api/runs/{run_id}/. Unknown datasource: 404.',
+  }, { oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }] })
+  async importThrough(@Req() request: FastifyRequest, @Param('datasource_id') id: string, @Body() body: unknown): Promise<ImportAnswer> {
+    const datasource = await this.datasource(id);
+    return upload(datasource.datatype, { store: this.store, runtime: this.runtime }, request, body);
+  }
+
+  // Its own handler: stacked @Post and @Put on one method register only the outermost.
+  @UploadEndpoint('PUT', ':datasource_id/import', { summary: 'Import through a datasource (legacy; PUT spelling, the same as POST)' })
+  importThroughPut(@Req() request: FastifyRequest, @Param('datasource_id') id: string, @Body() body: unknown): Promise<ImportAnswer> {
+    return this.importThrough(request, id, body);
+  }
+
+  private async datasource(id: string): Promise<DatasourceView> {
+    const datasource = await findDatasource(this.runtime.pool, id);
+    if (!datasource) throw notFound(`No datasource ${id.slice(0, 64)}`);
+    return datasource;
+  }
+}

@@ -1,0 +1,58 @@
+import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
+import type { ImportAnswer } from '../../../../libs/imports/src';
+import { invalidRequest } from '../../../../libs/platform/src';
+import type { Runtime } from '../../../../libs/runtime/src';
+import { loadSettings } from '../../../../libs/settings/src';
+import { listEvents } from '../../../../projections';
+import { RequirePermission } from '../access/permissions';
+import { UploadEndpoint } from '../imports/upload-endpoint';
+import { dataPage, dateBound, nextUrl } from '../imports/paging';
+import { upload } from '../imports/uploads';
+import { RUNTIME } from '../platform/tokens';
+
+@ApiTags('events')
+@ApiBearerAuth()
+@Controller()
+export class EventsHttpController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+  ) {}
+
+  @UploadEndpoint('POST', ['api/events/upload', 'api/event/upload'], {
+    summary: 'Import customer events: `{events: [...]}` or a bare JSON list (also at /api/event/upload/)',
+    description:
+      'Each event needs type, date and one of customer_id, phone_number, email, customer_token, plus its type\'s fields (README: events). ' +
+      'Custom types from the settings are accepted. `[{id, is_deleted: true}]` deletes events by the ids retrieval shows. Same run pattern as customers.',
+  }, { oneOf: [{ type: 'object', properties: { events: { type: 'array', items: { type: 'object' } } } }, { type: 'array', items: { type: 'object' } }] })
+  async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return upload('events', { store: this.store, runtime: this.runtime }, request, body);
+  }
+
+  // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
+  @UploadEndpoint('PUT', ['api/events/upload', 'api/event/upload'], { summary: 'Import customer events (PUT spelling; the same as POST)' })
+  uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return this.upload(request, body);
+  }
+
+  @Get('api/data/events')
+  @RequirePermission('data:read')
+  @ApiOperation({
+    summary: 'Customer events in id order: `limit`, `next_url`, filters `type`, `customer_id`, `email`, `phone_number`, `customer_token`, `customer` (a customer\'s external_id: events naming any of its identifiers), `from`/`to` (date), equality on any field',
+    description: 'Deleted events never appear. Each event shows its `id` (for deletion).',
+  })
+  @ApiOkResponse({ description: '`{events: [...], count, next_url}` (next_url absent on the last page)' })
+  async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
+    const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'from', 'to']);
+    const { timezone } = (await loadSettings(this.store)).settings;
+    const cursor = after === undefined ? undefined : Number(after);
+    if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
+    const rows = await listEvents(this.runtime.pool, { limit, after: cursor, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });
+    const events = rows.map((r) => r.event);
+    const next = rows.length === limit ? nextUrl(request, String(rows[rows.length - 1].id)) : undefined;
+    return { events, count: events.length, ...(next ? { next_url: next } : {}) };
+  }
+}

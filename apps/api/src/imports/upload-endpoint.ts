@@ -1,0 +1,21 @@
+import { applyDecorators, HttpCode, Post, Put } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, type ApiOperationOptions } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { RequirePermission } from '../access/permissions';
+
+/**
+ * The decorators every import endpoint shares: the route (POST, or the PUT spelling older plugins
+ * send, which needs a handler of its own), `data:import`, `Idempotency-Key`, `?atomic`, the run answer.
+ */
+export function UploadEndpoint(method: 'POST' | 'PUT', paths: string | string[], operation: ApiOperationOptions, body?: SchemaObject) {
+  return applyDecorators(
+    method === 'POST' ? Post(paths) : Put(paths),
+    HttpCode(200),
+    RequirePermission('data:import'),
+    ApiOperation(operation),
+    ApiHeader({ name: 'Idempotency-Key', required: false, description: 'A retry with the same key and body gets the first answer; another body is 422' }),
+    ApiQuery({ name: 'atomic', required: false, type: Boolean, description: 'true: any record error fails the whole request' }),
+    ...(body ? [ApiBody({ schema: body })] : []),
+    ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors: [{index, field, code, message}], warnings?}` once durably in the event log' }),
+  );
+}

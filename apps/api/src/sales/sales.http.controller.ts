@@ -1,0 +1,54 @@
+import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
+import type { ImportAnswer } from '../../../../libs/imports/src';
+import type { Runtime } from '../../../../libs/runtime/src';
+import { loadSettings } from '../../../../libs/settings/src';
+import { listSales } from '../../../../projections';
+import { RequirePermission } from '../access/permissions';
+import { UploadEndpoint } from '../imports/upload-endpoint';
+import { dataPage, dateBound, nextUrl } from '../imports/paging';
+import { upload } from '../imports/uploads';
+import { RUNTIME } from '../platform/tokens';
+
+@ApiTags('sales')
+@ApiBearerAuth()
+@Controller()
+export class SalesHttpController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+  ) {}
+
+  @UploadEndpoint('POST', ['api/sales/upload', 'api/sale/upload'], {
+    summary: 'Import sale rows: `{sales: [...]}` (also at /api/sale/upload/). Rows combine into transactions by sale_external_id.',
+    description:
+      'Transaction-level fields apply whichever row carries them; a transaction needs sale_date and a customer identifier on some row (or from an earlier import). ' +
+      'Re-importing a transaction replaces its rows. Unknown sale states are kept and listed in `warnings`. README: sales.',
+  }, { type: 'object', properties: { sales: { type: 'array', items: { type: 'object' } } } })
+  async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return upload('sales', { store: this.store, runtime: this.runtime }, request, body);
+  }
+
+  // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
+  @UploadEndpoint('PUT', ['api/sales/upload', 'api/sale/upload'], { summary: 'Import sale rows (PUT spelling; the same as POST)' })
+  uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return this.upload(request, body);
+  }
+
+  @Get('api/data/sales')
+  @RequirePermission('data:read')
+  @ApiOperation({
+    summary: 'Sale transactions with their rows (`products`), `sale_total` and `sale_state`, in sale_external_id order: `limit`, `next_url`, filters `sale_state`, `sale_customer_id`, `sale_email`, `from`/`to` (sale_date), equality on any transaction field',
+  })
+  @ApiOkResponse({ description: '`{sales: [...], count, next_url}` (next_url absent on the last page)' })
+  async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
+    const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'from', 'to']);
+    const { timezone } = (await loadSettings(this.store)).settings;
+    const rows = await listSales(this.runtime.pool, { limit, after, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });
+    const sales = rows.map((r) => r.sale);
+    const next = rows.length === limit ? nextUrl(request, rows[rows.length - 1].id) : undefined;
+    return { sales, count: sales.length, ...(next ? { next_url: next } : {}) };
+  }
+}

@@ -1,0 +1,153 @@
+import {
+  coerceDateTime,
+  coerceId,
+  coerceList,
+  coerceNumber,
+  coerceString,
+  field,
+  isCompanyField,
+  normalizePhone,
+  RecordProblem,
+  recordObject,
+  assertUsableKey,
+  reserveIds,
+  type FinishedRecords,
+  type ImportKind,
+  type RecordError,
+} from '../../imports/src';
+import type { EventStore } from '../../event-store/src';
+import type { Settings } from '../../settings/src';
+
+export const EVENTS_IMPORTED = 'EventsImported';
+
+export const BUILT_IN_EVENT_TYPES = ['BROWSE', 'MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'ORDER_SHIPPED', 'BASKET_ADD', 'SENTIMENT', 'SMS_SUBSCRIBE', 'SMS_UNSUBSCRIBE'] as const;
+
+/** Key of the normalised phone number carried for matching ("$" keys are matching aids, never shown). */
+export const EVENT_PHONE_KEY = '$phone';
+
+const IDENTIFIERS = ['customer_id', 'phone_number', 'email', 'customer_token'];
+const STRING_FIELDS = [
+  'label', 'product_ean', 'product_id', 'path', 'utm_campaign', 'utm_medium', 'utm_content', 'utm_source', 'tracking_number', 'sale_id',
+  'reason', 'source', 'first_name', 'last_name', 'street_address', 'zip_code', 'country', 'language', 'company', 'customer_token', 'product_title',
+];
+const BROWSE_FIELDS = ['label', 'product_ean', 'product_id', 'path', 'utm_campaign'];
+
+/** A new event as stored: its fields as coerced, plus the id assigned in the command. */
+export type EventRecord = Record<string, unknown> & { type: string; date: string };
+/** `{id, is_deleted: true}`: deletes an event by the id retrieval shows. */
+export interface EventDeletion {
+  id: number;
+  is_deleted: true;
+}
+
+export interface EventImportDeps {
+  store: EventStore;
+  /** Which of these event ids exist (deleted or not): deletions of unknown ids are record errors. */
+  knownEventIds(ids: number[]): Promise<Set<number>>;
+  actor: string;
+}
+
+export const isDeletion = (r: EventRecord | EventDeletion): r is EventDeletion => r.is_deleted === true;
+
+const required = (name: string, why: string) => new RecordProblem(name, 'required', `${name} is required ${why}`);
+
+function validateEvent(r: Record<string, unknown>, settings: Settings): EventRecord {
+  const rawType = field(r, 'type', (v) => coerceString(v, 64));
+  if (rawType === undefined || rawType.trim() === '') throw required('type', 'on every event');
+  const type = rawType.trim().toUpperCase();
+  if (!(BUILT_IN_EVENT_TYPES as readonly string[]).includes(type) && !settings.custom_event_types.includes(type)) {
+    throw new RecordProblem('type', 'unknown_event_type', `"${rawType}" is neither a built-in event type nor one of the settings' custom_event_types`);
+  }
+  const date = field(r, 'date', (v) => coerceDateTime(v, settings.timezone));
+  if (date === undefined) throw required('date', 'on every event');
+  const out: EventRecord = { type, date };
+  for (const [key, value] of Object.entries(r)) {
+    if (key === 'type' || key === 'date' || value === null || value === undefined) continue;
+    assertUsableKey(key);
+    if (key === 'id' || key === 'is_deleted') throw new RecordProblem(key, 'invalid_field', `${key} is only sent to delete an event: {"id": <id>, "is_deleted": true}`);
+    let v: unknown;
+    if (key === 'customer_id') v = field(r, key, coerceId);
+    else if (key === 'email') v = field(r, key, (x) => coerceString(x, 320))?.trim().toLowerCase() || undefined;
+    else if (key === 'phone_number') {
+      const phone = field(r, key, (x) => coerceString(x, 64))?.trim();
+      if (phone) out[EVENT_PHONE_KEY] = normalizePhone(phone, settings.default_country) ?? phone;
+      v = phone || undefined;
+    } else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, 10_000))?.trim() || undefined;
+    else if (key === 'mailing_lists' || key === 'tags') v = field(r, key, coerceList);
+    else if (key === 'sentiment_value') {
+      const n = field(r, key, coerceNumber);
+      if (n !== undefined && !Number.isSafeInteger(n)) throw new RecordProblem(key, 'invalid_integer', `sentiment_value must be a whole number, got ${n}`);
+      v = n;
+    } else {
+      isCompanyField(key, settings); // checks a company key; any other key is kept as sent
+      v = value;
+    }
+    if (v !== undefined) out[key] = v;
+  }
+  if (typeof out.email === 'string' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(out.email)) throw new RecordProblem('email', 'invalid_email', `"${out.email}" is not an e-mail address`);
+  if (!IDENTIFIERS.some((k) => out[k] !== undefined)) {
+    throw new RecordProblem(null, 'missing_identifier', 'an event needs one of customer_id, phone_number, email, customer_token');
+  }
+  const lists = out.mailing_lists as string[] | undefined;
+  switch (type) {
+    case 'BROWSE':
+      if (!BROWSE_FIELDS.some((k) => out[k] !== undefined)) throw new RecordProblem(null, 'required', `BROWSE needs one of ${BROWSE_FIELDS.join(', ')}`);
+      break;
+    case 'MAIL_SUBSCRIBE':
+    case 'MAIL_UNSUBSCRIBE':
+      if (!lists || lists.length === 0) throw required('mailing_lists', `for ${type} (a list of mailing-list ids${type === 'MAIL_UNSUBSCRIBE' ? '; ["_"] leaves all lists' : ''})`);
+      break;
+    case 'ORDER_SHIPPED':
+      if (out.tracking_number === undefined) throw required('tracking_number', 'for ORDER_SHIPPED');
+      break;
+    case 'BASKET_ADD':
+      if (out.product_id === undefined && out.product_ean === undefined) throw required('product_id', 'for BASKET_ADD (or product_ean)');
+      break;
+    case 'SENTIMENT':
+      if (out.sentiment_value === undefined) throw required('sentiment_value', 'for SENTIMENT (a whole number, usually 0 to 10)');
+      break;
+  }
+  return out;
+}
+
+function validateDeletion(r: Record<string, unknown>): EventDeletion {
+  const id = r.id;
+  const n = typeof id === 'string' && /^\d+$/.test(id.trim()) ? Number(id) : id;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new RecordProblem('id', 'invalid_id', 'id must be an event id from data retrieval (a positive whole number)');
+  const extra = Object.keys(r).find((k) => k !== 'id' && k !== 'is_deleted');
+  if (extra) throw new RecordProblem(extra, 'invalid_field', 'a deletion is {"id": <id>, "is_deleted": true} and nothing else');
+  return { id: n, is_deleted: true };
+}
+
+/**
+ * Customer events as plugins send them. A record is either a new event (type, date, a customer
+ * identifier, the type's required fields; company fields and other keys kept) or a deletion
+ * `{id, is_deleted: true}`. New events get their integer `id` here, in the command, from the
+ * `sequence-events` stream, so the id stored in the log is the one retrieval shows after any rebuild.
+ */
+export function eventImport(settings: Settings, deps: EventImportDeps): ImportKind<EventRecord | EventDeletion> {
+  return {
+    kind: 'events',
+    chunkEventType: EVENTS_IMPORTED,
+    validate(raw) {
+      const r = recordObject(raw, 'an event');
+      const deleted = r.is_deleted;
+      if (deleted === true || deleted === 'true' || deleted === 1) return validateDeletion(r);
+      return validateEvent(r, settings);
+    },
+    async finish(accepted): Promise<FinishedRecords> {
+      const errors: RecordError[] = [];
+      const deletionIds = accepted.flatMap((a) => (isDeletion(a.record) ? [a.record.id] : []));
+      const known = deletionIds.length > 0 ? await deps.knownEventIds([...new Set(deletionIds)]) : new Set<number>();
+      const kept = accepted.filter((a) => {
+        if (!isDeletion(a.record) || known.has(a.record.id)) return true;
+        errors.push({ index: a.index, field: 'id', code: 'not_found', message: `no event has id ${a.record.id}` });
+        return false;
+      });
+      const newCount = kept.filter((a) => !isDeletion(a.record)).length;
+      let next = newCount > 0 ? await reserveIds(deps.store, 'events', newCount, deps.actor) : 0;
+      const records = kept.map((a) => (isDeletion(a.record) ? a.record : { id: next++, ...a.record }));
+      return { records, errors, warnings: [] };
+    },
+  };
+}

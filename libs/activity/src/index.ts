@@ -1,0 +1,2 @@
+export * from './event-import';
+export * from './customer-effects';

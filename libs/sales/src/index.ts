@@ -1,0 +1,2 @@
+export * from './sale-import';
+export * from './sale-state';

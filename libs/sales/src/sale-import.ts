@@ -1,0 +1,206 @@
+import {
+  coerceDateTime,
+  coerceId,
+  coerceList,
+  coerceMoney,
+  coerceNumber,
+  coerceString,
+  field,
+  isCompanyField,
+  RecordProblem,
+  recordObject,
+  assertUsableKey,
+  type FinishedRecords,
+  type ImportKind,
+  type RecordError,
+} from '../../imports/src';
+import type { Settings } from '../../settings/src';
+import { normalizeSaleState } from './sale-state';
+
+export const SALES_IMPORTED = 'SalesImported';
+
+/** One row of a sale transaction as stored: money in cents in the default currency, quantity to 2 decimals, total computed. */
+export type SaleRow = Record<string, unknown> & { quantity?: number; unit_price?: number; discount: number; total: number };
+
+/** What a chunk of a sales import carries: one record per transaction of the request. */
+export interface SaleTransaction {
+  sale_external_id: string;
+  /** Transaction-level fields sent in this import (merged over earlier imports of the transaction). */
+  fields: Record<string, unknown>;
+  /** The transaction's rows: they replace the rows of earlier imports. */
+  rows: SaleRow[];
+  /** `sale_total` when this import sends it; otherwise the total is the rows' totals minus the sale discount. */
+  sale_total?: number;
+}
+
+/** One validated row of the request, split into transaction-level and row-level fields. */
+interface ValidatedRow {
+  sale_external_id: string;
+  fields: Record<string, unknown>;
+  row: Record<string, unknown>;
+  item: boolean;
+  unknownState?: string;
+}
+
+const MONEY_FIELDS = ['sale_discount', 'sale_shipping', 'sale_shipping_in_currency', 'sale_total'];
+const STRING_FIELDS = ['sale_payment_method', 'sale_shipping_method', 'sale_shop_id', 'sale_phone_number'];
+const ROW_MONEY = ['unit_price', 'discount', 'total', 'unit_price_in_currency'];
+const ROW_IDS = ['product_id', 'external_id', 'product_sku', 'product_ean'];
+
+export interface SaleImportDeps {
+  /** For transactions of the request: whether an earlier import gave them a date and a customer. */
+  knownTransactions(ids: string[]): Promise<Map<string, { hasDate: boolean; hasCustomer: boolean }>>;
+}
+
+/** Rounded to 2 decimals, halves away from zero, as the decimal that was sent (1.005 → 1.01, 0.003 → 0). */
+export function roundQuantity(q: number): number {
+  return (Math.sign(q) * Math.round(Math.abs(q) * 100 + 1e-7)) / 100;
+}
+
+const roundCents = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
+
+function validateRow(r: Record<string, unknown>, settings: Settings): ValidatedRow {
+  const id = field(r, 'sale_external_id', coerceId);
+  if (id === undefined) throw new RecordProblem('sale_external_id', 'required', 'sale_external_id is required on every row');
+  const fields: Record<string, unknown> = {};
+  const row: Record<string, unknown> = {};
+  let unknownState: string | undefined;
+  for (const [key, value] of Object.entries(r)) {
+    if (key === 'sale_external_id' || value === null || value === undefined) continue;
+    assertUsableKey(key);
+    if (key === 'sale_date') fields[key] = field(r, key, (v) => coerceDateTime(v, settings.timezone));
+    else if (key === 'sale_customer_id') fields[key] = field(r, key, coerceId);
+    else if (key === 'sale_email') fields[key] = field(r, key, (v) => coerceString(v, 320))?.trim().toLowerCase() || undefined;
+    else if (key === 'sale_currency') {
+      const c = field(r, key, (v) => coerceString(v, 3))?.trim().toUpperCase();
+      if (c !== undefined && c !== '' && !/^[A-Z]{3}$/.test(c)) throw new RecordProblem(key, 'invalid_currency', `"${c}" is not an ISO 4217 currency code`);
+      fields[key] = c || undefined;
+    } else if (key === 'sale_exchange_rate') {
+      const rate = field(r, key, coerceNumber);
+      if (rate !== undefined && !(rate > 0)) throw new RecordProblem(key, 'invalid_rate', 'sale_exchange_rate must be a positive number');
+      fields[key] = rate;
+    } else if (MONEY_FIELDS.includes(key)) fields[key] = field(r, key, coerceMoney);
+    else if (STRING_FIELDS.includes(key)) fields[key] = field(r, key, (v) => coerceString(v, 1000))?.trim() || undefined;
+    else if (key === 'sale_coupon_codes' || key === 'sale_tags') fields[key] = field(r, key, coerceList);
+    else if (key === 'sale_state') {
+      const s = field(r, key, (v) => coerceString(v, 64))?.trim();
+      if (s) {
+        const { state, known } = normalizeSaleState(s);
+        fields[key] = state;
+        if (!known) unknownState = state;
+      }
+    } else if (key === 'quantity') row[key] = field(r, key, coerceNumber);
+    else if (ROW_MONEY.includes(key)) row[key] = field(r, key, coerceMoney);
+    else if (ROW_IDS.includes(key)) row[key] = field(r, key, coerceId);
+    else if (key === 'tags') row[key] = field(r, key, coerceList);
+    else if (key.startsWith('sale_') || isCompanyField(key, settings)) fields[key] = value; // other sale_ keys and company fields: the whole transaction
+    else row[key] = value;
+  }
+  for (const o of [fields, row]) for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  const item = row.product_id !== undefined || row.product_sku !== undefined || row.product_ean !== undefined;
+  if (item && row.quantity === undefined) throw new RecordProblem('quantity', 'required', 'quantity is required on a row with a product');
+  if (!item && (row.quantity !== undefined || row.unit_price !== undefined || row.unit_price_in_currency !== undefined)) {
+    throw new RecordProblem('product_id', 'required', 'a row with a quantity or price needs product_id (or product_sku / product_ean)');
+  }
+  if (typeof fields.sale_email === 'string' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(fields.sale_email)) {
+    throw new RecordProblem('sale_email', 'invalid_email', `"${fields.sale_email}" is not an e-mail address`);
+  }
+  return { sale_external_id: id, fields, row, item, unknownState };
+}
+
+/**
+ * Sale rows combined into transactions by sale_external_id. Transaction-level fields apply whichever
+ * row carries them (a later row overrides an earlier one); a row without a product only carries them.
+ * Checked per transaction: a date and a customer identifier (on some row, or from an earlier import),
+ * currency and rate together. A rejected row rejects its whole transaction, since an import replaces
+ * the transaction's rows. Money is computed here (see README: sales): rows' unit prices converted from
+ * the sale currency, quantities rounded half-up to 2 decimals, discounts counted by their size whatever
+ * their sign, row totals `unit_price * quantity - discount` (0 for a row tagged CANCELED).
+ */
+export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind<ValidatedRow> {
+  return {
+    kind: 'sales',
+    chunkEventType: SALES_IMPORTED,
+    validate(raw) {
+      return validateRow(recordObject(raw, 'a sale row'), settings);
+    },
+    async finish(accepted, request): Promise<FinishedRecords> {
+      const errors: RecordError[] = [];
+      const warnings: RecordError[] = [];
+      const groups = new Map<string, Array<{ index: number; record: ValidatedRow }>>();
+      for (const a of accepted) {
+        const group = groups.get(a.record.sale_external_id);
+        if (group) group.push(a);
+        else groups.set(a.record.sale_external_id, [a]);
+      }
+      // A rejected row rejects its transaction: an import replaces the rows, so a partial one would lose rows.
+      for (const e of request.errors) {
+        const id = transactionIdOf(request.records[e.index]);
+        const rows = id === undefined ? undefined : groups.get(id);
+        if (!rows) continue;
+        groups.delete(id!);
+        for (const r of rows) errors.push({ index: r.index, field: null, code: 'transaction_rejected', message: `transaction ${id}: row ${e.index} was rejected, so is the transaction` });
+      }
+      const known = await deps.knownTransactions([...groups.keys()]);
+      const records: SaleTransaction[] = [];
+      for (const [id, rows] of groups) {
+        const fields: Record<string, unknown> = Object.assign({}, ...rows.map((r) => r.record.fields));
+        const reject = (problem: string, fieldName: string | null, code: string) => {
+          for (const r of rows) errors.push({ index: r.index, field: fieldName, code, message: `transaction ${id}: ${problem}` });
+        };
+        const earlier = known.get(id);
+        if (fields.sale_date === undefined && !earlier?.hasDate) {
+          reject('sale_date is required on some row of the transaction (or an earlier import of it)', 'sale_date', 'required');
+          continue;
+        }
+        if (['sale_customer_id', 'sale_phone_number', 'sale_email'].every((k) => fields[k] === undefined) && !earlier?.hasCustomer) {
+          reject('one of sale_customer_id, sale_phone_number, sale_email is required on some row (or an earlier import of it)', 'sale_customer_id', 'missing_identifier');
+          continue;
+        }
+        if ((fields.sale_currency === undefined) !== (fields.sale_exchange_rate === undefined)) {
+          reject('sale_currency and sale_exchange_rate are given together or not at all', fields.sale_currency === undefined ? 'sale_currency' : 'sale_exchange_rate', 'invalid_currency');
+          continue;
+        }
+        const rate = fields.sale_exchange_rate as number | undefined;
+        const inCurrency = (name: string, cents: unknown) => {
+          if (rate === undefined) throw new RecordProblem(name, 'invalid_currency', `${name} needs sale_currency and sale_exchange_rate in the same import`);
+          return roundCents((cents as number) / rate);
+        };
+        try {
+          if (fields.sale_shipping_in_currency !== undefined && fields.sale_shipping === undefined) fields.sale_shipping = inCurrency('sale_shipping_in_currency', fields.sale_shipping_in_currency);
+          if (typeof fields.sale_discount === 'number') fields.sale_discount = Math.abs(fields.sale_discount);
+          const items = rows.filter((r) => r.record.item).map((r) => {
+            const row = { ...r.record.row };
+            if (row.unit_price === undefined && row.unit_price_in_currency !== undefined) row.unit_price = inCurrency('unit_price_in_currency', row.unit_price_in_currency);
+            if (row.unit_price === undefined && fields.sale_total === undefined) {
+              throw new RecordProblem('unit_price', 'required', 'unit_price is required on each row unless sale_total is sent');
+            }
+            const quantity = roundQuantity(row.quantity as number);
+            const discount = Math.abs((row.discount as number | undefined) ?? 0);
+            const cancelled = ((row.tags as string[] | undefined) ?? []).some((t) => t.toUpperCase() === 'CANCELED' || t.toUpperCase() === 'CANCELLED');
+            const computed = row.unit_price === undefined ? 0 : roundCents((row.unit_price as number) * quantity) - discount;
+            const total = cancelled ? 0 : ((row.total as number | undefined) ?? computed);
+            return { ...row, quantity, discount, total } as SaleRow;
+          });
+          const { sale_total: saleTotal, ...rest } = fields;
+          records.push({ sale_external_id: id, fields: rest, rows: items, ...(saleTotal !== undefined ? { sale_total: saleTotal as number } : {}) });
+          for (const r of rows) {
+            if (r.record.unknownState) {
+              warnings.push({ index: r.index, field: 'sale_state', code: 'unknown_state', message: `"${r.record.unknownState}" is not a known sale state; kept as sent and counted in statistics` });
+            }
+          }
+        } catch (err) {
+          if (!(err instanceof RecordProblem)) throw err;
+          reject(err.message, err.field, err.code);
+        }
+      }
+      return { records, errors, warnings };
+    },
+  };
+}
+
+function transactionIdOf(raw: unknown): string | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const id = (raw as Record<string, unknown>).sale_external_id;
+  return typeof id === 'string' ? id.trim() : typeof id === 'number' ? String(id) : undefined;
+}

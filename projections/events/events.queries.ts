@@ -1,0 +1,49 @@
+import type { Pool } from 'pg';
+
+/** Filters with a column of their own; `customer` links through the customer's identifiers. */
+const COLUMN_FILTERS: Record<string, string> = { type: 'type', customer_id: 'customer_external_id', email: 'email', customer_token: 'customer_token' };
+
+/**
+ * A page of live events in id order after a cursor. Filters: `type`, `customer_id`, `email`,
+ * `phone_number` (normalised form or as sent), `customer_token`, `customer` (a customer's
+ * external_id: every event naming any of its identifiers), `from`/`to` (date bounds), and equality
+ * on any other field (lists: contains).
+ */
+export async function listEvents(
+  pool: Pool,
+  options: { limit: number; after?: number; filters?: Record<string, string>; from?: string; to?: string },
+): Promise<Array<{ id: number; event: Record<string, unknown> }>> {
+  const params: unknown[] = [options.limit];
+  const where = ['NOT e.is_deleted'];
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  if (options.after !== undefined) where.push(`e.id > ${p(options.after)}`);
+  if (options.from !== undefined) where.push(`e.date >= ${p(options.from)}::timestamptz`);
+  if (options.to !== undefined) where.push(`e.date < ${p(options.to)}::timestamptz`);
+  for (const [key, value] of Object.entries(options.filters ?? {})) {
+    if (COLUMN_FILTERS[key]) where.push(`e.${COLUMN_FILTERS[key]} = ${key === 'email' ? `lower(${p(value)})` : p(value)}`);
+    else if (key === 'phone_number') where.push(`(e.phone = ${p(value)} OR e.data->>'phone_number' = $${params.length})`);
+    else if (key === 'customer') {
+      where.push(`EXISTS (SELECT 1 FROM customers c WHERE c.external_id = ${p(value)} AND NOT c.is_forgotten AND (
+        e.customer_external_id = c.external_id OR e.email = c.email OR e.phone = c.phone OR e.customer_token = c.data->>'cb_token'))`);
+    } else if (key === 'tags' || key === 'mailing_lists') where.push(`e.data->${p(key)} ? ${p(value)}`);
+    else where.push(`e.data->>${p(key)} = ${p(value)}`);
+  }
+  const { rows } = await pool.query<{ id: number; data: Record<string, unknown> }>(
+    // An event naming its product by product_ean alone shows the product it was linked to as product_id.
+    `SELECT e.id, CASE WHEN e.data ? 'product_id' OR NOT e.data ? 'product_ean' THEN e.data
+                       ELSE e.data || coalesce((SELECT jsonb_build_object('product_id', l.external_id) FROM product_links l
+                                                 WHERE l.sku = '' AND l.ean = e.data->>'product_ean'), '{}') END AS data
+       FROM customer_events e WHERE ${where.join(' AND ')} ORDER BY e.id LIMIT $1`,
+    params,
+  );
+  return rows.map((r) => ({ id: r.id, event: r.data }));
+}
+
+/** Which of these ids are events (deleted or not). */
+export async function existingEventIds(pool: Pool, ids: number[]): Promise<Set<number>> {
+  const { rows } = await pool.query<{ id: number }>('SELECT id FROM customer_events WHERE id = ANY($1::bigint[])', [ids]);
+  return new Set(rows.map((r) => r.id));
+}

@@ -1,0 +1,52 @@
+import type { Pool } from 'pg';
+
+const COLUMN_FILTERS: Record<string, string> = { sale_state: 'sale_state', sale_customer_id: 'customer_external_id', sale_email: 'email', sale_external_id: 'sale_external_id' };
+
+/** What retrieval shows of a transaction: its fields, state and total, and its rows as `products` (product_id filled in from product linking). */
+function saleView(r: { sale_external_id: string; data: Record<string, unknown>; products: Array<Record<string, unknown>>; sale_total: number; sale_state: string }) {
+  return { sale_external_id: r.sale_external_id, ...r.data, sale_state: r.sale_state, sale_total: r.sale_total, products: r.products };
+}
+
+/**
+ * A page of transactions in sale_external_id order after a cursor. Filters: sale_state,
+ * sale_customer_id, sale_email, `from`/`to` (sale_date bounds), equality on any other
+ * transaction-level field (company fields included; lists: contains).
+ */
+export async function listSales(
+  pool: Pool,
+  options: { limit: number; after?: string; filters?: Record<string, string>; from?: string; to?: string },
+): Promise<Array<{ id: string; sale: Record<string, unknown> }>> {
+  const params: unknown[] = [options.limit];
+  const where = ['NOT s.is_deleted'];
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  if (options.after !== undefined) where.push(`s.sale_external_id > ${p(options.after)}`);
+  if (options.from !== undefined) where.push(`s.sale_date >= ${p(options.from)}::timestamptz`);
+  if (options.to !== undefined) where.push(`s.sale_date < ${p(options.to)}::timestamptz`);
+  for (const [key, value] of Object.entries(options.filters ?? {})) {
+    if (COLUMN_FILTERS[key]) where.push(`s.${COLUMN_FILTERS[key]} = ${key === 'sale_email' ? `lower(${p(value)})` : p(value)}`);
+    else if (key === 'sale_coupon_codes' || key === 'sale_tags') where.push(`s.data->${p(key)} ? ${p(value)}`);
+    else where.push(`s.data->>${p(key)} = ${p(value)}`);
+  }
+  const { rows } = await pool.query(
+    `SELECT s.sale_external_id, s.data, s.sale_total, s.sale_state,
+            (SELECT coalesce(jsonb_agg(CASE WHEN x ? 'product_id' OR l.external_id IS NULL THEN x ELSE x || jsonb_build_object('product_id', l.external_id) END ORDER BY o), '[]')
+               FROM jsonb_array_elements(s.products) WITH ORDINALITY AS r(x, o)
+               LEFT JOIN product_links l ON NOT x ? 'product_id' AND l.sku = coalesce(x->>'product_sku', '') AND l.ean = coalesce(x->>'product_ean', '')) AS products
+       FROM sales s WHERE ${where.join(' AND ')} ORDER BY s.sale_external_id LIMIT $1`,
+    params,
+  );
+  return rows.map((r) => ({ id: r.sale_external_id as string, sale: saleView(r) }));
+}
+
+/** For these transactions: whether an earlier import gave them a date and a customer. */
+export async function knownSaleTransactions(pool: Pool, ids: string[]): Promise<Map<string, { hasDate: boolean; hasCustomer: boolean }>> {
+  const { rows } = await pool.query<{ id: string; has_date: boolean; has_customer: boolean }>(
+    `SELECT sale_external_id AS id, sale_date IS NOT NULL AS has_date, coalesce(customer_external_id, phone, email) IS NOT NULL AS has_customer
+       FROM sales WHERE sale_external_id = ANY($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, { hasDate: r.has_date, hasCustomer: r.has_customer }]));
+}

@@ -1,0 +1,169 @@
+import { customersProjection, eventsProjection, productsProjection, rebuildProjection } from '../../projections';
+import { eventually } from '../support/eventually';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+
+type Json = Record<string, any>;
+
+describe('customer events over HTTP', () => {
+  let api: TestApi;
+  let token: string;
+
+  beforeAll(async () => {
+    api = await startTestApi({ projections: [customersProjection, productsProjection, eventsProjection] });
+    token = (await seedUserToken(api.rt, 'events', ['admin'])).token;
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const send = (method: string, path: string, body?: unknown) =>
+    api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+  async function completed(res: { status: number; body: Json }) {
+    expect(res.status).toBe(200);
+    await eventually(async () => {
+      const run = await send('GET', `/api/runs/${res.body.run_id}/`);
+      if (run.body.state !== 'completed') throw new Error(run.body.state);
+    });
+    return res.body;
+  }
+  const importEvents = async (body: unknown) => completed(await send('POST', '/api/events/upload/', body));
+  const events = async (query: string) => (await send('GET', `/api/data/events/${query}`)).body.events as Json[];
+  const customer = async (query: string) => (await send('GET', `/api/data/customers/${query}`)).body.customers as Json[];
+
+  it('checks every type\'s requirements and accepts the bare list the guide sends', async () => {
+    const date = '2024-03-01T10:00:00Z';
+    const answer = await importEvents([
+      { type: 'BROWSE', date, email: 'a@example.com', path: '/shoes' },
+      { type: 'BROWSE', date, email: 'a@example.com' },
+      { type: 'MAIL_SUBSCRIBE', date, email: 'a@example.com' },
+      { type: 'MAIL_UNSUBSCRIBE', date, email: 'a@example.com', mailing_lists: [] },
+      { type: 'ORDER_SHIPPED', date, customer_id: 'C1', sale_id: 'S1' },
+      { type: 'ORDER_SHIPPED', date, customer_id: 'C1', sale_id: 'S1', tracking_number: 'JJD0001' },
+      { type: 'SENTIMENT', date, phone_number: '+358401234567', sentiment_value: 7.5 },
+      { type: 'sentiment', date, phone_number: '+358401234567', sentiment_value: '8' },
+      { type: 'BASKET_ADD', date, customer_token: 'tok-1' },
+      { type: 'TELEPORT', date, email: 'a@example.com' },
+      { type: 'BROWSE', date, label: 'Home' },
+      { type: 'BROWSE', email: 'a@example.com', label: 'Home' },
+      { type: 'BROWSE', date: 'yesterday', email: 'a@example.com', label: 'Home' },
+      { type: 'BROWSE', date, email: 'a@example.com', label: 'Home', ACME__campaign_group: 'spring' },
+    ]);
+    expect(answer.accepted).toBe(4);
+    expect(answer.errors.map((e: Json) => [e.index, e.field, e.code])).toEqual([
+      [1, null, 'required'],
+      [2, 'mailing_lists', 'required'],
+      [3, 'mailing_lists', 'required'],
+      [4, 'tracking_number', 'required'],
+      [6, 'sentiment_value', 'invalid_integer'],
+      [8, 'product_id', 'required'],
+      [9, 'type', 'unknown_event_type'],
+      [10, null, 'missing_identifier'],
+      [11, 'date', 'required'],
+      [12, 'date', 'invalid_datetime'],
+    ]);
+    const stored = await events('?email=A@example.com');
+    expect(stored.map((e) => e.type)).toEqual(['BROWSE', 'BROWSE']);
+    expect(stored[1]).toMatchObject({ label: 'Home', ACME__campaign_group: 'spring', date });
+    expect(stored.every((e) => Number.isInteger(e.id) && e.id > 0)).toBe(true);
+    expect(await events('?ACME__campaign_group=spring')).toEqual([stored[1]]);
+    const sentiment = await events('?type=SENTIMENT');
+    expect(sentiment).toEqual([expect.objectContaining({ sentiment_value: 8, phone_number: '+358401234567' })]);
+  });
+
+  it('accepts the settings\' custom event types and refuses them before they are configured', async () => {
+    const body = { events: [{ type: 'STORE_VISIT', date: '2024-03-02', customer_id: 'C9', ACME__store: 'Helsinki' }] };
+    const refused = await send('POST', '/api/events/upload/', body);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details[0].code).toBe('unknown_event_type');
+    expect((await send('PATCH', '/api/settings/', { custom_event_types: ['STORE_VISIT'] })).status).toBe(200);
+    await importEvents(body);
+    expect(await events('?type=STORE_VISIT')).toEqual([expect.objectContaining({ customer_id: 'C9', ACME__store: 'Helsinki', date: '2024-03-02T00:00:00Z' })]);
+  });
+
+  it('deletes events by the ids retrieval shows; unknown ids are record errors', async () => {
+    await importEvents({ events: [1, 2, 3].map((n) => ({ type: 'BROWSE', date: '2024-04-01', customer_id: 'DEL', label: `page-${n}` })) });
+    const before = await events('?customer_id=DEL');
+    expect(before.map((e) => e.label)).toEqual(['page-1', 'page-2', 'page-3']);
+    const answer = await importEvents([{ id: before[1].id, is_deleted: true }, { id: 99_999_999, is_deleted: true }, { id: before[0].id, is_deleted: true, label: 'x' }]);
+    expect(answer.accepted).toBe(1);
+    expect(answer.errors.map((e: Json) => [e.index, e.code])).toEqual([[1, 'not_found'], [2, 'invalid_field']]);
+    expect((await events('?customer_id=DEL')).map((e) => e.label)).toEqual(['page-1', 'page-3']);
+  });
+
+  it('applies subscriptions to customers in log order: subscribe creates, unsubscribe never does', async () => {
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'SUB-1', email: 'sub1@example.com', mailing_lists: ['news'] }] }));
+    await importEvents([
+      { type: 'MAIL_SUBSCRIBE', date: '2024-05-01', email: 'sub1@example.com', mailing_lists: ['offers', 'news'] },
+      { type: 'MAIL_SUBSCRIBE', date: '2024-05-01', email: 'new@example.com', mailing_lists: ['news'], first_name: 'Nina' },
+      { type: 'MAIL_UNSUBSCRIBE', date: '2024-05-02', email: 'ghost@example.com', mailing_lists: ['_'] },
+      { type: 'SMS_UNSUBSCRIBE', date: '2024-05-02', phone_number: '+358409999999' },
+      { type: 'SMS_SUBSCRIBE', date: '2024-05-03', phone_number: '+358 40 111 2222' },
+      { type: 'MAIL_UNSUBSCRIBE', date: '2024-05-04', customer_id: 'SUB-1', mailing_lists: ['news'] },
+    ]);
+    expect(await customer('?external_id=SUB-1')).toEqual([expect.objectContaining({ can_email: true, mailing_lists: ['offers'] })]);
+    expect(await customer('?email=new@example.com')).toEqual([expect.objectContaining({ email: 'new@example.com', first_name: 'Nina', can_email: true, mailing_lists: ['news'] })]);
+    expect(await customer('?email=ghost@example.com')).toEqual([]);
+    expect(await customer('?phone_number=%2B358409999999')).toEqual([]);
+    expect(await customer('?phone_number=%2B358%2040%20111%202222')).toEqual([expect.objectContaining({ can_sms: true })]);
+    // Every list at once, then an SMS opt-out found through the customer token.
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'SUB-2', cb_token: 'tok-sub-2', can_sms: true, phone_number: '+358405550000' }] }));
+    await importEvents([
+      { type: 'MAIL_UNSUBSCRIBE', date: '2024-05-05', customer_id: 'SUB-1', mailing_lists: ['_'] },
+      { type: 'SMS_UNSUBSCRIBE', date: '2024-05-05', customer_token: 'tok-sub-2' },
+    ]);
+    expect(await customer('?external_id=SUB-1')).toEqual([expect.objectContaining({ can_email: false, mailing_lists: [] })]);
+    expect(await customer('?external_id=SUB-2')).toEqual([expect.objectContaining({ can_sms: false })]);
+  });
+
+  it('keeps events of unknown customers and links them once the customer arrives', async () => {
+    await importEvents([{ type: 'BROWSE', date: '2024-06-01', email: 'later@example.com', path: '/a' }, { type: 'BROWSE', date: '2024-06-02', phone_number: '+358407770000', path: '/b' }]);
+    expect(await events('?customer=LATER-1')).toEqual([]);
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'LATER-1', email: 'Later@Example.com', phone_number: '+358407770000' }] }));
+    expect((await events('?customer=LATER-1')).map((e) => e.path)).toEqual(['/a', '/b']);
+  });
+
+  it('links products: an unknown product_id is created with the event\'s details, an unknown ean gets a synthetic product', async () => {
+    await completed(await send('POST', '/api/products/upload/', { products: [{ external_id: 'P-EAN', ean: '6400000000017', title: 'Imported' }] }));
+    await importEvents([
+      { type: 'BASKET_ADD', date: '2024-07-01', customer_id: 'C-P', product_id: 'P-NEW', product_title: 'From event', product_price: 1299 },
+      { type: 'BROWSE', date: '2024-07-01', customer_id: 'C-P', product_ean: '6400000000017' },
+      { type: 'BROWSE', date: '2024-07-01', customer_id: 'C-P', product_ean: '6400000000024' },
+    ]);
+    const products = (await send('GET', '/api/data/products/?limit=100')).body.products as Json[];
+    expect(products.find((p) => p.external_id === 'P-NEW')).toEqual({ external_id: 'P-NEW', title: 'From event', price: 1299 });
+    expect(products.find((p) => p.external_id === 'ean:6400000000024')).toEqual({ external_id: 'ean:6400000000024', ean: '6400000000024' });
+    expect(products.filter((p) => p.ean === '6400000000017').map((p) => p.external_id)).toEqual(['P-EAN']);
+    expect((await events('?customer_id=C-P')).map((e) => e.product_id)).toEqual(['P-NEW', 'P-EAN', 'ean:6400000000024']);
+    // A product imported later with that ean is its own product; the events stay linked as they were.
+    await completed(await send('POST', '/api/products/upload/', { products: [{ external_id: 'P-LATE', ean: '6400000000024' }] }));
+    expect((await events('?customer_id=C-P')).map((e) => e.product_id)).toEqual(['P-NEW', 'P-EAN', 'ean:6400000000024']);
+    // A later import of the auto-created product fills it in.
+    await completed(await send('POST', '/api/products/upload/', { products: [{ external_id: 'P-NEW', title: 'Real title' }] }));
+    expect((await send('GET', '/api/data/products/?external_id=P-NEW')).body.products).toEqual([{ external_id: 'P-NEW', title: 'Real title', price: 1299 }]);
+  });
+
+  it('answers PUT on the upload path as POST', async () => {
+    const res = await send('PUT', '/api/event/upload/', [{ type: 'BROWSE', date: '2024-08-01', customer_id: 'PUT-C', label: 'put' }]);
+    expect(res.status).toBe(200);
+    await eventually(async () => expect((await events('?customer_id=PUT-C')).map((e) => e.label)).toEqual(['put']));
+  });
+
+  it('refuses a body that is neither {events: [...]} nor a list', async () => {
+    const res = await send('POST', '/api/events/upload/', { event: [] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+  });
+
+  it('shows the same event ids, customers and auto-created products after every projection is rebuilt', async () => {
+    const snapshot = async () => ({
+      events: await events('?limit=10000'),
+      customers: await customer('?limit=10000'),
+      products: (await send('GET', '/api/data/products/?limit=10000')).body.products,
+    });
+    const before = await snapshot();
+    expect(before.events.length).toBeGreaterThan(10);
+    for (const p of [eventsProjection, customersProjection, productsProjection]) await rebuildProjection(api.rt.runnerDeps(), p);
+    expect(await snapshot()).toEqual(before);
+  });
+});

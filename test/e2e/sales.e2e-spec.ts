@@ -1,0 +1,168 @@
+import { productsProjection, rebuildProjection, salesProjection } from '../../projections';
+import { eventually } from '../support/eventually';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+
+type Json = Record<string, any>;
+
+describe('sales over HTTP', () => {
+  let api: TestApi;
+  let token: string;
+
+  beforeAll(async () => {
+    api = await startTestApi({ projections: [productsProjection, salesProjection] });
+    token = (await seedUserToken(api.rt, 'sales', ['staff'])).token;
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const send = (method: string, path: string, body?: unknown) =>
+    api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+  async function importSales(sales: unknown[]) {
+    const res = await send('POST', '/api/sales/upload/', { sales });
+    expect(res.status).toBe(200);
+    await eventually(async () => {
+      const run = await send('GET', `/api/runs/${res.body.run_id}/`);
+      if (run.body.state !== 'completed') throw new Error(run.body.state);
+    });
+    return res.body as Json;
+  }
+  const sale = async (id: string) => {
+    const found = (await send('GET', `/api/data/sales/?sale_external_id=${id}`)).body.sales as Json[];
+    expect(found).toHaveLength(1);
+    return found[0];
+  };
+
+  it('combines Magento rows sent before their header row; discounts count by size whatever their sign', async () => {
+    const answer = await importSales([
+      { sale_external_id: 'M-1', product_id: 'P1', quantity: 2, unit_price: 1000.0, discount: -100 },
+      { sale_external_id: 'M-1', product_id: 'P2', quantity: '1.005', unit_price: '500' },
+      { sale_external_id: 'M-1', sale_date: '2024-08-01 12:00:00', sale_customer_id: 1043, sale_discount: -200.0, sale_state: 'complete', ACME__channel: 'web', sale_shipping: 490 },
+    ]);
+    expect(answer).toMatchObject({ accepted: 3, rejected: 0 });
+    // Rows: 2 × 1000 − 100 = 1900 and 1.01 × 500 = 505; sale: 1900 + 505 − 200 = 2205 (shipping apart).
+    expect(await sale('M-1')).toEqual({
+      sale_external_id: 'M-1', sale_date: '2024-08-01T12:00:00Z', sale_customer_id: '1043', sale_discount: 200, sale_state: 'COMPLETE',
+      ACME__channel: 'web', sale_shipping: 490, sale_total: 2205,
+      products: [
+        { product_id: 'P1', quantity: 2, unit_price: 1000, discount: 100, total: 1900 },
+        { product_id: 'P2', quantity: 1.01, unit_price: 500, discount: 0, total: 505 },
+      ],
+    });
+    expect((await send('GET', '/api/data/sales/?ACME__channel=web')).body.sales.map((s: Json) => s.sale_external_id)).toEqual(['M-1']);
+  });
+
+  it('converts prices from the sale currency and rounds quantities half-up to two decimals', async () => {
+    await importSales([
+      { sale_external_id: 'FX-1', sale_date: '2024-08-02', sale_email: 'Buyer@Example.com', sale_currency: 'sek', sale_exchange_rate: 11.5, sale_shipping_in_currency: 2300, product_id: 'P1', quantity: 0.003, unit_price_in_currency: 11500 },
+      { sale_external_id: 'FX-1', product_id: 'P2', quantity: 3, unit_price_in_currency: 1150, discount: 115 },
+    ]);
+    expect(await sale('FX-1')).toMatchObject({
+      sale_currency: 'SEK', sale_exchange_rate: 11.5, sale_shipping: 200, sale_email: 'buyer@example.com', sale_total: 185,
+      products: [
+        { product_id: 'P1', quantity: 0, unit_price: 1000, unit_price_in_currency: 11500, total: 0 },
+        { product_id: 'P2', quantity: 3, unit_price: 100, total: 185 },
+      ],
+    });
+  });
+
+  it('counts a returned row as nothing, maps state aliases, and leaves cancelled sales out of statistics', async () => {
+    await importSales([
+      { sale_external_id: 'R-1', sale_date: '2024-08-03', sale_customer_id: 'C1', product_id: 'P1', quantity: 1, unit_price: 2500 },
+      { sale_external_id: 'R-1', product_id: 'P2', quantity: 1, unit_price: 0, tags: ['CANCELED'] },
+      { sale_external_id: 'X-1', sale_date: '2024-08-03', sale_customer_id: 'C1', sale_state: 'wc-cancelled', product_id: 'P1', quantity: 1, unit_price: 900 },
+      { sale_external_id: 'X-2', sale_date: '2024-08-03', sale_customer_id: 'C1', sale_state: 'ON-HOLD', product_id: 'P1', quantity: 1, unit_price: 900 },
+      { sale_external_id: 'X-3', sale_date: '2024-08-03', sale_customer_id: 'C1', sale_state: 'PENDING', product_id: 'P1', quantity: 1, unit_price: 900 },
+    ]);
+    expect(await sale('R-1')).toMatchObject({ sale_total: 2500, sale_state: 'COMPLETE', products: [{ total: 2500 }, { total: 0, tags: ['CANCELED'] }] });
+    expect([(await sale('X-1')).sale_state, (await sale('X-2')).sale_state, (await sale('X-3')).sale_state]).toEqual(['CANCELLED', 'HOLDED', 'PENDING_PAYMENT']);
+    const { rows } = await api.rt.pool.query(`SELECT sale_external_id, in_statistics FROM sales WHERE sale_external_id IN ('R-1', 'X-1', 'X-2') ORDER BY 1`);
+    expect(rows).toEqual([
+      { sale_external_id: 'R-1', in_statistics: true },
+      { sale_external_id: 'X-1', in_statistics: false },
+      { sale_external_id: 'X-2', in_statistics: true },
+    ]);
+  });
+
+  it('keeps an unknown state as sent with a warning in the run', async () => {
+    const answer = await importSales([{ sale_external_id: 'U-1', sale_date: '2024-08-04', sale_customer_id: 'C1', sale_state: 'Awaiting Pickup', product_id: 'P1', quantity: 1, unit_price: 100 }]);
+    expect(answer.warnings).toEqual([expect.objectContaining({ index: 0, field: 'sale_state', code: 'unknown_state' })]);
+    expect((await send('GET', `/api/runs/${answer.run_id}/`)).body.warnings).toHaveLength(1);
+    expect((await sale('U-1')).sale_state).toBe('Awaiting Pickup');
+  });
+
+  it('re-importing a transaction replaces its rows and state; date and customer may come from the earlier import', async () => {
+    await importSales([
+      { sale_external_id: 'RE-1', sale_date: '2024-08-05', sale_phone_number: '+358401112222', sale_discount: 100, product_id: 'P1', quantity: 1, unit_price: 1000 },
+      { sale_external_id: 'RE-1', product_id: 'P2', quantity: 1, unit_price: 1000 },
+    ]);
+    expect((await sale('RE-1')).sale_total).toBe(1900);
+    await importSales([{ sale_external_id: 'RE-1', sale_state: 'CANCELED', product_id: 'P1', quantity: 1, unit_price: 1000 }]);
+    expect(await sale('RE-1')).toMatchObject({ sale_state: 'CANCELLED', sale_date: '2024-08-05T00:00:00Z', sale_total: 900, products: [{ product_id: 'P1', total: 1000 }] });
+    // An explicit sale_total holds for the import that sends it.
+    await importSales([{ sale_external_id: 'RE-1', sale_total: 777, product_id: 'P1', quantity: 1 }]);
+    expect((await sale('RE-1')).sale_total).toBe(777);
+  });
+
+  it('rejects transactions without a date, a customer, or a consistent currency, and a transaction with a rejected row', async () => {
+    const res = await send('POST', '/api/sales/upload/', {
+      sales: [
+        { sale_external_id: 'BAD-1', sale_customer_id: 'C1', product_id: 'P1', quantity: 1, unit_price: 100 },
+        { sale_external_id: 'BAD-2', sale_date: '2024-08-06', product_id: 'P1', quantity: 1, unit_price: 100 },
+        { sale_external_id: 'BAD-3', sale_date: '2024-08-06', sale_customer_id: 'C1', sale_currency: 'USD', product_id: 'P1', quantity: 1, unit_price: 100 },
+        { sale_external_id: 'BAD-4', sale_date: '2024-08-06', sale_customer_id: 'C1', product_id: 'P1', quantity: 1, unit_price: 100 },
+        { sale_external_id: 'BAD-4', product_id: 'P2', quantity: 1, unit_price: 12.5 },
+        { sale_external_id: 'BAD-5', sale_date: '2024-08-06', sale_customer_id: 'C1', product_id: 'P1', quantity: 1, unit_price_in_currency: 100 },
+        { sale_external_id: 'OK-1', sale_date: '2024-08-06', sale_customer_id: 'C1', product_id: 'P1', quantity: 1, unit_price: 100 },
+        { product_id: 'P1', quantity: 1, unit_price: 100 },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.errors.map((e: Json) => [e.index, e.field, e.code])).toEqual([
+      [0, 'sale_date', 'required'],
+      [1, 'sale_customer_id', 'missing_identifier'],
+      [2, 'sale_exchange_rate', 'invalid_currency'],
+      [3, null, 'transaction_rejected'],
+      [4, 'unit_price', 'fractional_cents'],
+      [5, 'unit_price_in_currency', 'invalid_currency'],
+      [7, 'sale_external_id', 'required'],
+    ]);
+    expect(res.body.accepted).toBe(1);
+    expect((await send('GET', '/api/data/sales/?sale_external_id=BAD-4')).body.sales).toEqual([]);
+  });
+
+  it('links sale rows to products by product_id, sku and ean, creating the missing ones with the row\'s details', async () => {
+    await importSales([]);
+    const products = await send('POST', '/api/products/upload/', { products: [{ external_id: 'SKU-MATCH', sku: 'AB-1', title: 'Imported' }] });
+    await eventually(async () => {
+      if ((await send('GET', `/api/runs/${products.body.run_id}/`)).body.state !== 'completed') throw new Error('not yet');
+    });
+    await importSales([
+      { sale_external_id: 'L-1', sale_date: '2024-08-07', sale_customer_id: 'C1', product_id: 'NEW-P', product_title: 'Sold only', quantity: 1, unit_price: 4200 },
+      { sale_external_id: 'L-1', product_sku: 'AB-1', quantity: 1, unit_price: 100 },
+      { sale_external_id: 'L-1', product_sku: 'ZZ-9', product_ean: '6400000000031', quantity: 1, unit_price: 300 },
+    ]);
+    expect((await sale('L-1')).products.map((p: Json) => p.product_id)).toEqual(['NEW-P', 'SKU-MATCH', 'sku:ZZ-9/ean:6400000000031']);
+    const all = (await send('GET', '/api/data/products/?limit=1000')).body.products as Json[];
+    expect(all.find((p) => p.external_id === 'NEW-P')).toEqual({ external_id: 'NEW-P', title: 'Sold only', price: 4200 });
+    expect(all.find((p) => p.external_id === 'sku:ZZ-9/ean:6400000000031')).toEqual({ external_id: 'sku:ZZ-9/ean:6400000000031', sku: 'ZZ-9', ean: '6400000000031', price: 300 });
+  });
+
+  it('answers PUT on the upload path as POST', async () => {
+    const res = await send('PUT', '/api/sale/upload/', { sales: [{ sale_external_id: 'PUT-1', sale_date: '2024-08-08', sale_customer_id: 'C1', product_id: 'P1', quantity: 1, unit_price: 100 }] });
+    expect(res.status).toBe(200);
+    await eventually(async () => expect(await sale('PUT-1')).toMatchObject({ sale_total: 100 }));
+  });
+
+  it('answers the same after the sales and products projections are rebuilt', async () => {
+    const snapshot = async () => ({
+      sales: (await send('GET', '/api/data/sales/?limit=1000')).body.sales,
+      products: (await send('GET', '/api/data/products/?limit=1000')).body.products,
+    });
+    const before = await snapshot();
+    expect(before.sales.length).toBeGreaterThan(8);
+    for (const p of [salesProjection, productsProjection]) await rebuildProjection(api.rt.runnerDeps(), p);
+    expect(await snapshot()).toEqual(before);
+  });
+});
