@@ -1,4 +1,10 @@
+import type { DataQuery } from '../libs/imports/src';
 import type { Projection } from './runtime/projection';
+import type { QueryTable } from './runtime/data-query-sql';
+import { CUSTOMERS_QUERY_TABLE } from './customers/customers.queries';
+import { EVENTS_QUERY_TABLE } from './events/events.queries';
+import { PRODUCTS_QUERY_TABLE } from './products/products.queries';
+import { SALES_QUERY_TABLE } from './sales/sales.queries';
 import { accessProjection } from './access/access.projection';
 import { customersProjection } from './customers/customers.projection';
 import { eventsProjection } from './events/events.projection';
@@ -24,6 +30,15 @@ export { eventsProjection } from './events/events.projection';
 export { listEvents, existingEventIds } from './events/events.queries';
 export { salesProjection } from './sales/sales.projection';
 export { listSales, knownSaleTransactions } from './sales/sales.queries';
+export * from './runtime/data-query-sql';
+
+/** The read model a bulk update (POST /api/data/query/) of each datatype reaches. */
+export const DATA_QUERY_TABLES: Record<DataQuery['datatype'], QueryTable> = {
+  customers: CUSTOMERS_QUERY_TABLE,
+  products: PRODUCTS_QUERY_TABLE,
+  events: EVENTS_QUERY_TABLE,
+  sales: SALES_QUERY_TABLE,
+};
 
 /** Every read model of the service. Later contexts add theirs here. */
 export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection, eventsProjection, salesProjection];
@@ -37,3 +52,6 @@ export const IMPORT_PROJECTIONS: Record<string, string[]> = {
   events: ['events', 'customers', 'products'],
   sales: ['sales', 'products'],
 };
+
+/** The read models a bulk update of each datatype changes. */
+export const QUERY_PROJECTIONS: Record<DataQuery['datatype'], string[]> = { customers: ['customers'], products: ['products'], events: ['events'], sales: ['sales'] };

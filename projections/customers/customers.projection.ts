@@ -2,7 +2,10 @@ import * as path from 'node:path';
 import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '../../libs/activity/src';
 import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
+import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
+import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
 import { pageChunksJson, type Projection, type ProjectionTx } from '../runtime/projection';
+import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
 
 /**
  * Set-based merge of imported customers. A page of chunks goes into a temporary table; then, in
@@ -16,39 +19,58 @@ import { pageChunksJson, type Projection, type ProjectionTx } from '../runtime/p
 export const customersProjection: Projection = {
   name: 'customers',
   version: 2,
-  eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED],
+  eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   batchSize: 20,
   tables: ['customers'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
-    // Events without an effect stay as null, so every record keeps its index (and a created customer its id).
-    const patches = (e: RecordedEvent) =>
-      e.type === EVENTS_IMPORTED
-        ? (e.data as { records: Array<EventRecord | EventDeletion> }).records.map((r) => (isDeletion(r) ? null : (customerEffect(r) ?? null)))
-        : (e.data as { records: unknown[] }).records;
-    await tx.query(
-      `CREATE TEMP TABLE cb ON COMMIT DROP AS
-       SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
-              nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
-              coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, NULL::bigint AS target
-         FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
-        CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
-        WHERE jsonb_typeof(r.rec) = 'object'`,
-      [pageChunksJson(events, patches)],
-    );
-    for (let wave = 0; ; wave++) {
-      if (wave > 100_000) throw new Error('customer merge does not converge');
-      // Records naming an identifier of a forgotten customer are ignored: the data stays forgotten.
-      // Checked every wave, since a forgetting earlier in this page counts for the records after it.
-      await tx.query(`DELETE FROM cb WHERE EXISTS (SELECT 1 FROM forgotten_identifiers) AND EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
-          (f.kind = 'external_id' AND f.hash = identifier_hash(cb.ext)) OR (f.kind = 'phone' AND f.hash = identifier_hash(cb.phone))
-          OR (f.kind = 'email' AND f.hash = identifier_hash(cb.email)))`);
-      const remaining = await resolveTargets(tx);
-      if (remaining === 0) break;
-      await applyWave(tx);
-    }
+    await forEachRun(events, (e) => (e.type === DATA_QUERY_ACCEPTED ? 'query' : 'import'), async (run) => {
+      if (run[0].type !== DATA_QUERY_ACCEPTED) return applyImports(run, tx);
+      for (const e of run) {
+        const query = dataQueryOf(e, 'customers');
+        if (!query) continue;
+        // A bulk update merges like an import (list operations, "" removes a field); is_deleted is for good.
+        const params: unknown[] = [JSON.stringify(query.update), e.createdAt, e.position];
+        await tx.query(
+          `UPDATE customers SET data = customer_merge(data, $1::jsonb - 'is_deleted'), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
+                  updated_at = $2, updated_position = $3
+            WHERE ${matchWhere(query.match, CUSTOMERS_QUERY_TABLE, params)}`,
+          params,
+        );
+      }
+    });
   },
 };
+
+async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
+  // Events without an effect stay as null, so every record keeps its index (and a created customer its id).
+  const patches = (e: RecordedEvent) =>
+    e.type === EVENTS_IMPORTED
+      ? (e.data as { records: Array<EventRecord | EventDeletion> }).records.map((r) => (isDeletion(r) ? null : (customerEffect(r) ?? null)))
+      : (e.data as { records: unknown[] }).records;
+  await tx.query(
+    `CREATE TEMP TABLE cb ON COMMIT DROP AS
+     SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
+            nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
+            coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, NULL::bigint AS target
+       FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
+      CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
+      WHERE jsonb_typeof(r.rec) = 'object'`,
+    [pageChunksJson(events, patches)],
+  );
+  for (let wave = 0; ; wave++) {
+    if (wave > 100_000) throw new Error('customer merge does not converge');
+    // Records naming an identifier of a forgotten customer are ignored: the data stays forgotten.
+    // Checked every wave, since a forgetting earlier in this page counts for the records after it.
+    await tx.query(`DELETE FROM cb WHERE EXISTS (SELECT 1 FROM forgotten_identifiers) AND EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
+        (f.kind = 'external_id' AND f.hash = identifier_hash(cb.ext)) OR (f.kind = 'phone' AND f.hash = identifier_hash(cb.phone))
+        OR (f.kind = 'email' AND f.hash = identifier_hash(cb.email)))`);
+    const remaining = await resolveTargets(tx);
+    if (remaining === 0) break;
+    await applyWave(tx);
+  }
+  await tx.query('DROP TABLE cb'); // a page may hold several runs of imports between bulk updates
+}
 
 async function resolveTargets(tx: ProjectionTx): Promise<number> {
   const { rowCount } = await tx.query(`UPDATE cb SET target = coalesce(

@@ -1,6 +1,16 @@
 import type { Pool } from 'pg';
 
+import type { QueryTable } from '../runtime/data-query-sql';
+
 const LIST_FIELDS = new Set(['tags', 'mailing_lists']);
+
+/** Bulk updates reach live customers (not deleted, not forgotten). */
+export const CUSTOMERS_QUERY_TABLE: QueryTable = {
+  table: 'customers',
+  columns: { external_id: { expr: 'external_id' }, email: { expr: 'email', lower: true } },
+  lists: ['tags', 'mailing_lists'],
+  live: 'NOT is_deleted AND NOT is_forgotten',
+};
 const BOOLEAN_DEFAULT_FALSE = new Set(['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms']);
 
 /** What retrieval shows of a customer: its fields, with the permission defaults filled in. */

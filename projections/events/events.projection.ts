@@ -1,30 +1,50 @@
 import * as path from 'node:path';
 import { EVENTS_IMPORTED } from '../../libs/activity/src';
-import { pageChunksJson, type Projection } from '../runtime/projection';
+import type { RecordedEvent } from '../../libs/event-store/src';
+import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
+import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
+import { pageChunksJson, type Projection, type ProjectionTx } from '../runtime/projection';
+import { EVENTS_QUERY_TABLE } from './events.queries';
 
 /** Set-based: the page's new events in one INSERT, then its deletions in one UPDATE (ids come from retrieval, so a deletion follows its event). */
 export const eventsProjection: Projection = {
   name: 'events',
   version: 1,
-  eventTypes: [EVENTS_IMPORTED],
+  eventTypes: [EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   batchSize: 20,
   tables: ['customer_events'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
-    await tx.query(
-      `CREATE TEMP TABLE events_batch ON COMMIT DROP AS
-       SELECT c.position, c.at, r.rec
-         FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
-        CROSS JOIN LATERAL jsonb_array_elements(c.records) AS r(rec)`,
-      [pageChunksJson(events)],
-    );
-    await tx.query(`INSERT INTO customer_events (id, type, date, customer_external_id, phone, email, customer_token, data, position, created_at)
-      SELECT (rec->>'id')::bigint, rec->>'type', (rec->>'date')::timestamptz, rec->>'customer_id', rec->>'$phone', rec->>'email',
-             rec->>'customer_token', rec - '$phone', position, at
-        FROM events_batch WHERE rec->>'is_deleted' IS NULL
-      ON CONFLICT (id) DO NOTHING`);
-    await tx.query(`UPDATE customer_events e SET is_deleted = true
-      FROM events_batch b WHERE (b.rec->>'is_deleted')::boolean AND e.id = (b.rec->>'id')::bigint`);
-    await tx.query('DROP TABLE events_batch');
+    await forEachRun(events, (e) => e.type, async (run) => {
+      if (run[0].type === EVENTS_IMPORTED) return applyImports(run, tx);
+      for (const e of run) {
+        const query = dataQueryOf(e, 'events');
+        if (!query) continue;
+        const params: unknown[] = [JSON.stringify(query.update)];
+        await tx.query(
+          `UPDATE customer_events SET data = jsonb_strip_empty(data || ($1::jsonb - 'is_deleted')), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted')
+            WHERE ${matchWhere(query.match, EVENTS_QUERY_TABLE, params)}`,
+          params,
+        );
+      }
+    });
   },
 };
+
+async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
+  await tx.query(
+    `CREATE TEMP TABLE events_batch ON COMMIT DROP AS
+     SELECT c.position, c.at, r.rec
+       FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
+      CROSS JOIN LATERAL jsonb_array_elements(c.records) AS r(rec)`,
+    [pageChunksJson(events)],
+  );
+  await tx.query(`INSERT INTO customer_events (id, type, date, customer_external_id, phone, email, customer_token, data, position, created_at)
+    SELECT (rec->>'id')::bigint, rec->>'type', (rec->>'date')::timestamptz, rec->>'customer_id', rec->>'$phone', rec->>'email',
+           rec->>'customer_token', rec - '$phone', position, at
+      FROM events_batch WHERE rec->>'is_deleted' IS NULL
+    ON CONFLICT (id) DO NOTHING`);
+  await tx.query(`UPDATE customer_events e SET is_deleted = true
+    FROM events_batch b WHERE (b.rec->>'is_deleted')::boolean AND e.id = (b.rec->>'id')::bigint`);
+  await tx.query('DROP TABLE events_batch');
+}

@@ -1,4 +1,13 @@
 import type { Pool } from 'pg';
+import type { QueryTable } from '../runtime/data-query-sql';
+
+/** Bulk updates reach live events; `{is_deleted: true}` deletes them. */
+export const EVENTS_QUERY_TABLE: QueryTable = {
+  table: 'customer_events',
+  columns: { id: { expr: 'id::text' }, type: { expr: 'type' }, customer_id: { expr: 'customer_external_id' }, email: { expr: 'email', lower: true }, customer_token: { expr: 'customer_token' } },
+  lists: ['tags', 'mailing_lists'],
+  live: 'NOT is_deleted',
+};
 
 /** Filters with a column of their own; `customer` links through the customer's identifiers. */
 const COLUMN_FILTERS: Record<string, string> = { type: 'type', customer_id: 'customer_external_id', email: 'email', customer_token: 'customer_token' };

@@ -3,9 +3,12 @@ import { EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } fro
 import { PRODUCTS_IMPORTED } from '../../libs/catalog/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { SALES_IMPORTED, type SaleTransaction } from '../../libs/sales/src';
+import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
+import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
 import { mergeImportedRecords } from '../runtime/merge-by-key';
 import type { Projection } from '../runtime/projection';
 import { linkProducts, markImported, type ProductReference } from './product-links';
+import { PRODUCTS_QUERY_TABLE } from './products.queries';
 
 const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 const details = (entries: Record<string, unknown>) => Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined && v !== null));
@@ -43,25 +46,28 @@ export function productReferences(event: RecordedEvent): ProductReference[] {
 export const productsProjection: Projection = {
   name: 'products',
   version: 2,
-  eventTypes: [PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED],
+  eventTypes: [PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, DATA_QUERY_ACCEPTED],
   batchSize: 20,
   tables: ['products', 'product_links'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
-    for (let start = 0; start < events.length; ) {
-      let end = start + 1;
-      while (end < events.length && events[end].type === events[start].type) end++;
-      const run = events.slice(start, end);
+    await forEachRun(events, (e) => e.type, async (run) => {
       if (run[0].type === PRODUCTS_IMPORTED) {
         await mergeImportedRecords(tx, run, 'products', [
           { column: 'external_id', expr: "r.rec->>'external_id'" },
           { column: 'language', expr: "coalesce(r.rec->>'language', '')" },
         ]);
         await markImported(tx, run);
+      } else if (run[0].type === DATA_QUERY_ACCEPTED) {
+        for (const e of run) {
+          const query = dataQueryOf(e, 'products');
+          if (!query) continue;
+          const params: unknown[] = [JSON.stringify(query.update), e.createdAt];
+          await tx.query(`UPDATE products SET data = jsonb_strip_empty(data || $1::jsonb), updated_at = $2 WHERE ${matchWhere(query.match, PRODUCTS_QUERY_TABLE, params)}`, params);
+        }
       } else {
         await linkProducts(tx, run.flatMap(productReferences));
       }
-      start = end;
-    }
+    });
   },
 };

@@ -1,6 +1,16 @@
 import type { Pool } from 'pg';
 
+import type { QueryTable } from '../runtime/data-query-sql';
+
 const LIST_FIELDS = new Set(['category', 'category_id', 'recommendation_set_ids', 'tags', 'main_product_ids']);
+
+/** Bulk updates reach every product row (each language); the key columns cannot be updated. */
+export const PRODUCTS_QUERY_TABLE: QueryTable = {
+  table: 'products',
+  columns: { external_id: { expr: 'external_id' }, language: { expr: "nullif(language, '')" } },
+  lists: [...LIST_FIELDS],
+  live: 'true',
+};
 
 /** A page of product rows in (external_id, language) order after a cursor; equality filters (lists: contains). */
 export async function listProducts(

@@ -1,6 +1,10 @@
 import * as path from 'node:path';
 import { SALES_IMPORTED, STATES_OUT_OF_STATISTICS } from '../../libs/sales/src';
-import { pageChunksJson, type Projection } from '../runtime/projection';
+import type { RecordedEvent } from '../../libs/event-store/src';
+import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
+import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
+import { pageChunksJson, type Projection, type ProjectionTx } from '../runtime/projection';
+import { SALES_QUERY_TABLE } from './sales.queries';
 
 /**
  * Set-based: the page's transaction records in a temporary table; per transaction the fields are
@@ -9,36 +13,54 @@ import { pageChunksJson, type Projection } from '../runtime/projection';
 export const salesProjection: Projection = {
   name: 'sales',
   version: 1,
-  eventTypes: [SALES_IMPORTED],
+  eventTypes: [SALES_IMPORTED, DATA_QUERY_ACCEPTED],
   batchSize: 20,
   tables: ['sales'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
-    await tx.query(
-      `CREATE TEMP TABLE sales_batch ON COMMIT DROP AS
-       SELECT id, fields, last.rows, last.sale_total, at FROM (
-         SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(r.rec->'fields' ORDER BY c.position, r.n) AS fields,
-                (array_agg(jsonb_build_object('rows', r.rec->'rows', 'sale_total', r.rec->'sale_total') ORDER BY c.position DESC, r.n DESC))[1] AS latest,
-                max(c.at) AS at
-           FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
-          CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
-          GROUP BY 1) g,
-       LATERAL (SELECT g.latest->'rows' AS rows, (g.latest->>'sale_total')::bigint AS sale_total) last`,
-      [pageChunksJson(events)],
-    );
-    await tx.query(
-      `INSERT INTO sales AS s (sale_external_id, data, products, sale_total, sale_state, sale_date, customer_external_id, phone, email, in_statistics, created_at, updated_at)
-       SELECT b.id, m.data, b.rows, coalesce(b.sale_total, (SELECT coalesce(sum((x->>'total')::bigint), 0) FROM jsonb_array_elements(b.rows) x) - coalesce((m.data->>'sale_discount')::bigint, 0)),
-              coalesce(m.data->>'sale_state', 'COMPLETE'), (m.data->>'sale_date')::timestamptz, m.data->>'sale_customer_id', m.data->>'sale_phone_number', m.data->>'sale_email',
-              NOT (coalesce(m.data->>'sale_state', 'COMPLETE') = ANY ($1::text[])), b.at, b.at
-         FROM sales_batch b
-         LEFT JOIN sales old ON old.sale_external_id = b.id
-        CROSS JOIN LATERAL (SELECT jsonb_strip_empty(coalesce(old.data, '{}'::jsonb) || b.fields) AS data) m
-       ON CONFLICT (sale_external_id) DO UPDATE SET data = excluded.data, products = excluded.products, sale_total = excluded.sale_total,
-              sale_state = excluded.sale_state, sale_date = excluded.sale_date, customer_external_id = excluded.customer_external_id,
-              phone = excluded.phone, email = excluded.email, in_statistics = excluded.in_statistics, updated_at = excluded.updated_at`,
-      [STATES_OUT_OF_STATISTICS],
-    );
-    await tx.query('DROP TABLE sales_batch');
+    await forEachRun(events, (e) => e.type, async (run) => {
+      if (run[0].type === SALES_IMPORTED) return applyImports(run, tx);
+      for (const e of run) {
+        const query = dataQueryOf(e, 'sales');
+        if (!query) continue;
+        const params: unknown[] = [JSON.stringify(query.update), e.createdAt, STATES_OUT_OF_STATISTICS];
+        await tx.query(
+          `UPDATE sales SET data = jsonb_strip_empty(data || ($1::jsonb - 'is_deleted')), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
+                  sale_state = coalesce(nullif($1::jsonb->>'sale_state', ''), sale_state),
+                  in_statistics = NOT (coalesce(nullif($1::jsonb->>'sale_state', ''), sale_state) = ANY ($3::text[])), updated_at = $2
+            WHERE ${matchWhere(query.match, SALES_QUERY_TABLE, params)}`,
+          params,
+        );
+      }
+    });
   },
 };
+
+async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
+  await tx.query(
+    `CREATE TEMP TABLE sales_batch ON COMMIT DROP AS
+     SELECT id, fields, last.rows, last.sale_total, at FROM (
+       SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(r.rec->'fields' ORDER BY c.position, r.n) AS fields,
+              (array_agg(jsonb_build_object('rows', r.rec->'rows', 'sale_total', r.rec->'sale_total') ORDER BY c.position DESC, r.n DESC))[1] AS latest,
+              max(c.at) AS at
+         FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
+        CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
+        GROUP BY 1) g,
+     LATERAL (SELECT g.latest->'rows' AS rows, (g.latest->>'sale_total')::bigint AS sale_total) last`,
+    [pageChunksJson(events)],
+  );
+  await tx.query(
+    `INSERT INTO sales AS s (sale_external_id, data, products, sale_total, sale_state, sale_date, customer_external_id, phone, email, in_statistics, created_at, updated_at)
+     SELECT b.id, m.data, b.rows, coalesce(b.sale_total, (SELECT coalesce(sum((x->>'total')::bigint), 0) FROM jsonb_array_elements(b.rows) x) - coalesce((m.data->>'sale_discount')::bigint, 0)),
+            coalesce(m.data->>'sale_state', 'COMPLETE'), (m.data->>'sale_date')::timestamptz, m.data->>'sale_customer_id', m.data->>'sale_phone_number', m.data->>'sale_email',
+            NOT (coalesce(m.data->>'sale_state', 'COMPLETE') = ANY ($1::text[])), b.at, b.at
+       FROM sales_batch b
+       LEFT JOIN sales old ON old.sale_external_id = b.id
+      CROSS JOIN LATERAL (SELECT jsonb_strip_empty(coalesce(old.data, '{}'::jsonb) || b.fields) AS data) m
+     ON CONFLICT (sale_external_id) DO UPDATE SET data = excluded.data, products = excluded.products, sale_total = excluded.sale_total,
+            sale_state = excluded.sale_state, sale_date = excluded.sale_date, customer_external_id = excluded.customer_external_id,
+            phone = excluded.phone, email = excluded.email, in_statistics = excluded.in_statistics, updated_at = excluded.updated_at`,
+    [STATES_OUT_OF_STATISTICS],
+  );
+  await tx.query('DROP TABLE sales_batch');
+}

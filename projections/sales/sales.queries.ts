@@ -1,4 +1,13 @@
 import type { Pool } from 'pg';
+import type { QueryTable } from '../runtime/data-query-sql';
+
+/** Bulk updates reach live transactions (transaction-level fields; sale_state moves in and out of statistics). */
+export const SALES_QUERY_TABLE: QueryTable = {
+  table: 'sales',
+  columns: { sale_external_id: { expr: 'sale_external_id' }, sale_state: { expr: 'sale_state' }, sale_customer_id: { expr: 'customer_external_id' }, sale_email: { expr: 'email', lower: true } },
+  lists: ['sale_coupon_codes', 'sale_tags'],
+  live: 'NOT is_deleted',
+};
 
 const COLUMN_FILTERS: Record<string, string> = { sale_state: 'sale_state', sale_customer_id: 'customer_external_id', sale_email: 'email', sale_external_id: 'sale_external_id' };
 

@@ -4,6 +4,8 @@ import { invalidRequest, unprocessable } from '../../platform/src';
 import { CoercionError } from './coerce';
 
 export const IMPORT_RUN_ACCEPTED = 'ImportRunAccepted';
+/** A bulk update (POST /api/data/query/): a run of its own, header and query in one event. */
+export const DATA_QUERY_ACCEPTED = 'DataQueryAccepted';
 export const importStream = (runId: string) => `import-${runId}`;
 
 /** One problem with one record, as listed in the answer's `errors`. */
@@ -28,6 +30,16 @@ export interface ImportRunAccepted {
   body_hash: string | null;
   idempotency_key: string | null;
   created_at: string;
+  /** Bulk updates only: the query and how many records it matched when accepted. */
+  query?: DataQuery;
+  matched?: number;
+}
+
+/** `{datatype, match, update}` as validated (libs/imports data-query.ts). */
+export interface DataQuery {
+  datatype: 'customers' | 'products' | 'events' | 'sales';
+  match: Record<string, unknown>;
+  update: Record<string, unknown>;
 }
 
 export interface ImportAnswer {
@@ -209,13 +221,15 @@ function answerOf(h: ImportRunAccepted): ImportAnswer {
   return { response: 'ok', run_id: h.run_id, accepted: h.accepted, rejected: h.rejected, errors: h.errors, ...(h.warnings ? { warnings: h.warnings } : {}) };
 }
 
-function keyedRunId(caller: string, key: string): string {
+/** The run id of a request with an Idempotency-Key: derived from (caller, key), so a retry finds the first run. */
+export function keyedRunId(caller: string, key: string): string {
   if (key.length > 255) throw invalidRequest('Idempotency-Key must be at most 255 characters');
   const h = createHash('sha256').update(`${caller}\n${key}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-async function previousAnswer(store: EventStore, runId: string, bodyHash: string) {
+/** The first answer of a keyed run, or undefined when there is none; 422 when the key came with another body. */
+export async function previousAnswer(store: EventStore, runId: string, bodyHash: string) {
   const run = await readRun(store, runId);
   if (!run) return undefined;
   if (run.header.body_hash !== bodyHash) {
@@ -242,7 +256,7 @@ export async function readRun(store: EventStore, runId: string): Promise<{ heade
   if (!/^[0-9a-f-]{36}$/i.test(runId)) return undefined;
   // The header and the last chunk only: a big run's chunks are not read to report on it.
   const [first] = await store.readStream(importStream(runId), { limit: 1 });
-  if (!first || first.type !== IMPORT_RUN_ACCEPTED) return undefined;
+  if (!first || (first.type !== IMPORT_RUN_ACCEPTED && first.type !== DATA_QUERY_ACCEPTED)) return undefined;
   const [last] = await store.readStream(importStream(runId), { direction: 'backwards', limit: 1 });
   return { header: first.data as ImportRunAccepted, lastPosition: last.position };
 }

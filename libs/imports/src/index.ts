@@ -4,3 +4,4 @@ export * from './dates';
 export * from './phone';
 export * from './company-fields';
 export * from './id-sequence';
+export * from './data-query';

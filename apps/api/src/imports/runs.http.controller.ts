@@ -4,7 +4,7 @@ import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
 import { readRun, type RunStatus } from '../../../../libs/imports/src';
 import { notFound } from '../../../../libs/platform/src';
 import type { Runtime } from '../../../../libs/runtime/src';
-import { IMPORT_PROJECTIONS, liveGeneration } from '../../../../projections';
+import { IMPORT_PROJECTIONS, liveGeneration, QUERY_PROJECTIONS } from '../../../../projections';
 import { RequirePermission } from '../access/permissions';
 import { RUNTIME } from '../platform/tokens';
 
@@ -25,7 +25,8 @@ export class RunsHttpController {
     const run = await readRun(this.store, runId);
     if (!run) throw notFound(`No import run ${runId}`);
     // A run is complete once every read model its records feed has passed it.
-    const lives = await Promise.all((IMPORT_PROJECTIONS[run.header.kind] ?? []).map((p) => liveGeneration(this.runtime.pool, p)));
+    const fed = run.header.query ? QUERY_PROJECTIONS[run.header.query.datatype] : IMPORT_PROJECTIONS[run.header.kind];
+    const lives = await Promise.all((fed ?? []).map((p) => liveGeneration(this.runtime.pool, p)));
     const completed = lives.length > 0 && lives.every((l) => l !== undefined && l.checkpoint >= run.lastPosition);
     const completedAt = completed ? lives.map((l) => l!.updatedAt).sort().at(-1)! : null;
     const { header } = run;
