@@ -21,7 +21,8 @@ export const customersProjection: Projection = {
   version: 2,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   batchSize: 20,
-  tables: ['customers'],
+  // forgotten_identifiers is read by events and sales retrieval too (their records of forgotten customers are scrubbed).
+  tables: ['customers', 'forgotten_identifiers'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
     await forEachRun(events, (e) => (e.type === DATA_QUERY_ACCEPTED ? 'query' : 'import'), async (run) => {

@@ -63,3 +63,18 @@ export async function listCustomers(
   );
   return rows.map((r) => ({ id: r.customer_id, customer: customerView(r.data, r.is_forgotten) }));
 }
+
+/**
+ * SQL true when any of these identifier expressions (external id, normalised phone, lower-cased
+ * e-mail) belongs to a forgotten customer: events and sales of forgotten customers are shown without
+ * personal data. The hashes match the customers projection's identifier_hash.
+ */
+export function forgottenCondition(ids: { externalId?: string; phone?: string; email?: string }): string {
+  const hash = (expr: string) => `encode(sha256(convert_to(${expr}, 'UTF8')), 'hex')`;
+  const parts = [
+    ids.externalId && `(f.kind = 'external_id' AND f.hash = ${hash(ids.externalId)})`,
+    ids.phone && `(f.kind = 'phone' AND f.hash = ${hash(ids.phone)})`,
+    ids.email && `(f.kind = 'email' AND f.hash = ${hash(ids.email)})`,
+  ].filter(Boolean);
+  return `EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE ${parts.join(' OR ')})`;
+}

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { QueryTable } from '../runtime/data-query-sql';
+import { forgottenCondition } from '../customers/customers.queries';
 
 /** Bulk updates reach live events; `{is_deleted: true}` deletes them. */
 export const EVENTS_QUERY_TABLE: QueryTable = {
@@ -42,7 +43,10 @@ export async function listEvents(
   }
   const { rows } = await pool.query<{ id: number; data: Record<string, unknown> }>(
     // An event naming its product by product_ean alone shows the product it was linked to as product_id.
-    `SELECT e.id, CASE WHEN e.data ? 'product_id' OR NOT e.data ? 'product_ean' THEN e.data
+    // An event of a forgotten customer shows only what is not personal.
+    `SELECT e.id, CASE WHEN ${forgottenCondition({ externalId: 'e.customer_external_id', phone: 'e.phone', email: 'e.email' })}
+                       THEN jsonb_build_object('id', e.id, 'type', e.type, 'date', e.data->'date', 'is_forgotten', true)
+                       WHEN e.data ? 'product_id' OR NOT e.data ? 'product_ean' THEN e.data
                        ELSE e.data || coalesce((SELECT jsonb_build_object('product_id', l.external_id) FROM product_links l
                                                  WHERE l.sku = '' AND l.ean = e.data->>'product_ean'), '{}') END AS data
        FROM customer_events e WHERE ${where.join(' AND ')} ORDER BY e.id LIMIT $1`,

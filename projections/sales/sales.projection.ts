@@ -52,7 +52,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
   await tx.query(
     `INSERT INTO sales AS s (sale_external_id, data, products, sale_total, sale_state, sale_date, customer_external_id, phone, email, in_statistics, created_at, updated_at)
      SELECT b.id, m.data, b.rows, coalesce(b.sale_total, (SELECT coalesce(sum((x->>'total')::bigint), 0) FROM jsonb_array_elements(b.rows) x) - coalesce((m.data->>'sale_discount')::bigint, 0)),
-            coalesce(m.data->>'sale_state', 'COMPLETE'), (m.data->>'sale_date')::timestamptz, m.data->>'sale_customer_id', m.data->>'sale_phone_number', m.data->>'sale_email',
+            coalesce(m.data->>'sale_state', 'COMPLETE'), (m.data->>'sale_date')::timestamptz, m.data->>'sale_customer_id', m.data->>'$phone', m.data->>'sale_email',
             NOT (coalesce(m.data->>'sale_state', 'COMPLETE') = ANY ($1::text[])), b.at, b.at
        FROM sales_batch b
        LEFT JOIN sales old ON old.sale_external_id = b.id

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { QueryTable } from '../runtime/data-query-sql';
+import { forgottenCondition } from '../customers/customers.queries';
 
 /** Bulk updates reach live transactions (transaction-level fields; sale_state moves in and out of statistics). */
 export const SALES_QUERY_TABLE: QueryTable = {
@@ -40,7 +41,9 @@ export async function listSales(
     else where.push(`s.data->>${p(key)} = ${p(value)}`);
   }
   const { rows } = await pool.query(
-    `SELECT s.sale_external_id, s.data, s.sale_total, s.sale_state,
+    `SELECT s.sale_external_id, s.sale_total, s.sale_state,
+            CASE WHEN ${forgottenCondition({ externalId: 's.customer_external_id', phone: 's.phone', email: 's.email' })}
+                 THEN s.data - ARRAY['sale_customer_id', 'sale_email', 'sale_phone_number', '$phone'] || '{"is_forgotten": true}' ELSE s.data - '$phone' END AS data,
             (SELECT coalesce(jsonb_agg(CASE WHEN x ? 'product_id' OR l.external_id IS NULL THEN x ELSE x || jsonb_build_object('product_id', l.external_id) END ORDER BY o), '[]')
                FROM jsonb_array_elements(s.products) WITH ORDINALITY AS r(x, o)
                LEFT JOIN product_links l ON NOT x ? 'product_id' AND l.sku = coalesce(x->>'product_sku', '') AND l.ean = coalesce(x->>'product_ean', '')) AS products

@@ -121,6 +121,11 @@ describe('customer events over HTTP', () => {
     expect(await events('?customer=LATER-1')).toEqual([]);
     await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'LATER-1', email: 'Later@Example.com', phone_number: '+358407770000' }] }));
     expect((await events('?customer=LATER-1')).map((e) => e.path)).toEqual(['/a', '/b']);
+    // Once the customer is forgotten, its events keep only what is not personal.
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'LATER-1', is_forgotten: true }] }));
+    expect(await events('?path=/a')).toEqual([{ id: expect.any(Number), type: 'BROWSE', date: '2024-06-01T00:00:00Z', is_forgotten: true }]);
+    expect(await events('?path=/b')).toEqual([expect.objectContaining({ is_forgotten: true })]);
+    expect(JSON.stringify(await events('?limit=10000'))).not.toMatch(/later@example\.com|358407770000/);
   });
 
   it('links products: an unknown product_id is created with the event\'s details, an unknown ean gets a synthetic product', async () => {

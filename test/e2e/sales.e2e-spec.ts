@@ -1,4 +1,4 @@
-import { productsProjection, rebuildProjection, salesProjection } from '../../projections';
+import { customersProjection, productsProjection, rebuildProjection, salesProjection } from '../../projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 
@@ -9,7 +9,7 @@ describe('sales over HTTP', () => {
   let token: string;
 
   beforeAll(async () => {
-    api = await startTestApi({ projections: [productsProjection, salesProjection] });
+    api = await startTestApi({ projections: [customersProjection, productsProjection, salesProjection] });
     token = (await seedUserToken(api.rt, 'sales', ['staff'])).token;
   });
   afterAll(async () => {
@@ -103,6 +103,23 @@ describe('sales over HTTP', () => {
     // An explicit sale_total holds for the import that sends it.
     await importSales([{ sale_external_id: 'RE-1', sale_total: 777, product_id: 'P1', quantity: 1 }]);
     expect((await sale('RE-1')).sale_total).toBe(777);
+  });
+
+  it('finds the earlier import of a transaction even when it was sent a moment ago', async () => {
+    const first = await send('POST', '/api/sales/upload/', { sales: [{ sale_external_id: 'RYW-1', sale_date: '2024-08-09', sale_customer_id: 'C1', product_id: 'P1', quantity: 1, unit_price: 100 }] });
+    expect(first.status).toBe(200);
+    const second = await importSales([{ sale_external_id: 'RYW-1', sale_state: 'CLOSED', product_id: 'P1', quantity: 2, unit_price: 100 }]);
+    expect(second).toMatchObject({ accepted: 1, rejected: 0 });
+    expect(await sale('RYW-1')).toMatchObject({ sale_state: 'CLOSED', sale_total: 200, sale_date: '2024-08-09T00:00:00Z' });
+  });
+
+  it('shows the sales of a forgotten customer without its identifiers', async () => {
+    await importSales([{ sale_external_id: 'F-1', sale_date: '2024-08-10', sale_phone_number: '+358 40 123 0000', sale_email: 'gone@example.com', product_id: 'P1', quantity: 1, unit_price: 700 }]);
+    const forget = await send('POST', '/api/customers/upload/', { customers: [{ phone_number: '+358401230000', is_forgotten: true }] });
+    await eventually(async () => expect((await send('GET', `/api/runs/${forget.body.run_id}/`)).body.state).toBe('completed'));
+    const shown = await sale('F-1');
+    expect(shown).toMatchObject({ is_forgotten: true, sale_total: 700 });
+    expect(JSON.stringify(shown)).not.toMatch(/gone@example|123 0000|\$phone/);
   });
 
   it('rejects transactions without a date, a customer, or a consistent currency, and a transaction with a rejected row', async () => {

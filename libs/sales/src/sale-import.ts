@@ -7,6 +7,7 @@ import {
   coerceString,
   field,
   isCompanyField,
+  normalizePhone,
   RecordProblem,
   recordObject,
   assertUsableKey,
@@ -43,12 +44,14 @@ interface ValidatedRow {
 }
 
 const MONEY_FIELDS = ['sale_discount', 'sale_shipping', 'sale_shipping_in_currency', 'sale_total'];
-const STRING_FIELDS = ['sale_payment_method', 'sale_shipping_method', 'sale_shop_id', 'sale_phone_number'];
+const STRING_FIELDS = ['sale_payment_method', 'sale_shipping_method', 'sale_shop_id'];
+/** The normalised form of sale_phone_number, kept for matching ("$" keys are never shown). */
+export const SALE_PHONE_KEY = '$phone';
 const ROW_MONEY = ['unit_price', 'discount', 'total', 'unit_price_in_currency'];
 const ROW_IDS = ['product_id', 'external_id', 'product_sku', 'product_ean'];
 
 export interface SaleImportDeps {
-  /** For transactions of the request: whether an earlier import gave them a date and a customer. */
+  /** For transactions of the request that lack them: whether an earlier import gave them a date and a customer (read-your-writes). */
   knownTransactions(ids: string[]): Promise<Map<string, { hasDate: boolean; hasCustomer: boolean }>>;
 }
 
@@ -71,7 +74,13 @@ function validateRow(r: Record<string, unknown>, settings: Settings): ValidatedR
     if (key === 'sale_date') fields[key] = field(r, key, (v) => coerceDateTime(v, settings.timezone));
     else if (key === 'sale_customer_id') fields[key] = field(r, key, coerceId);
     else if (key === 'sale_email') fields[key] = field(r, key, (v) => coerceString(v, 320))?.trim().toLowerCase() || undefined;
-    else if (key === 'sale_currency') {
+    else if (key === 'sale_phone_number') {
+      const phone = field(r, key, (v) => coerceString(v, 64))?.trim();
+      if (phone) {
+        fields[key] = phone;
+        fields[SALE_PHONE_KEY] = normalizePhone(phone, settings.default_country) ?? phone;
+      }
+    } else if (key === 'sale_currency') {
       const c = field(r, key, (v) => coerceString(v, 3))?.trim().toUpperCase();
       if (c !== undefined && c !== '' && !/^[A-Z]{3}$/.test(c)) throw new RecordProblem(key, 'invalid_currency', `"${c}" is not an ISO 4217 currency code`);
       fields[key] = c || undefined;
@@ -141,7 +150,12 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
         groups.delete(id!);
         for (const r of rows) errors.push({ index: r.index, field: null, code: 'transaction_rejected', message: `transaction ${id}: row ${e.index} was rejected, so is the transaction` });
       }
-      const known = await deps.knownTransactions([...groups.keys()]);
+      // Only transactions lacking a date or a customer need an earlier import of theirs.
+      const lacking = [...groups].filter(([, rows]) => {
+        const f = Object.assign({}, ...rows.map((r) => r.record.fields)) as Record<string, unknown>;
+        return f.sale_date === undefined || ['sale_customer_id', 'sale_phone_number', 'sale_email'].every((k) => f[k] === undefined);
+      });
+      const known = lacking.length > 0 ? await deps.knownTransactions(lacking.map(([id]) => id)) : new Map<string, { hasDate: boolean; hasCustomer: boolean }>();
       const records: SaleTransaction[] = [];
       for (const [id, rows] of groups) {
         const fields: Record<string, unknown> = Object.assign({}, ...rows.map((r) => r.record.fields));

@@ -7,7 +7,7 @@ import { recordsOf, type ImportAnswer, type ImportKind } from '../../../../libs/
 import type { Runtime } from '../../../../libs/runtime/src';
 import { saleImport } from '../../../../libs/sales/src';
 import { loadSettings, type Settings } from '../../../../libs/settings/src';
-import { existingEventIds, knownSaleTransactions } from '../../../../projections';
+import { existingEventIds, knownSaleTransactions, waitForProjection } from '../../../../projections';
 import { handleImport } from './import-answer';
 
 /** What an import kind may need besides the settings: the log, the read models, the caller. */
@@ -37,15 +37,32 @@ export const UPLOAD_ROUTES: Record<string, UploadRoute> = {
     datatype: 'events',
     bodyKey: 'events',
     allowBareList: true,
-    kind: (s, ctx) => eventImport(s, { store: ctx.store, actor: ctx.actor, knownEventIds: (ids) => existingEventIds(ctx.runtime.pool, ids) }) as ImportKind<unknown>,
+    kind: (s, ctx) =>
+      eventImport(s, { store: ctx.store, actor: ctx.actor, knownEventIds: (ids) => caughtUp(ctx, 'events', () => existingEventIds(ctx.runtime.pool, ids), (m) => m.size === ids.length) }) as ImportKind<unknown>,
   },
   sales: {
     datatype: 'sales',
     bodyKey: 'sales',
     allowBareList: false,
-    kind: (s, ctx) => saleImport(s, { knownTransactions: (ids) => knownSaleTransactions(ctx.runtime.pool, ids) }) as ImportKind<unknown>,
+    kind: (s, ctx) => saleImport(s, { knownTransactions: (ids) => caughtUp(ctx, 'sales', () => knownSaleTransactions(ctx.runtime.pool, ids), (m) => m.size === ids.length) }) as ImportKind<unknown>,
   },
 };
+
+/**
+ * A read-model lookup a command depends on (deleting event ids, a sale's earlier import): when the
+ * answer is incomplete, the read model may lag behind what the client was already told is stored,
+ * so it is asked again once the projection has reached the log's head (at most 5 s).
+ */
+async function caughtUp<T>(ctx: UploadContext, projection: string, lookup: () => Promise<T>, complete: (found: T) => boolean): Promise<T> {
+  const found = await lookup();
+  if (complete(found)) return found;
+  try {
+    await waitForProjection(ctx.runtime.pool, projection, await ctx.store.headPosition(), { timeoutMs: 5000, notifications: ctx.runtime.notifications });
+  } catch {
+    return found; // still behind: answer from what is there (the records are reported, not lost)
+  }
+  return lookup();
+}
 
 export async function upload(datatype: string, deps: UploadDeps, request: FastifyRequest, body: unknown): Promise<ImportAnswer> {
   const route = UPLOAD_ROUTES[datatype];
