@@ -5,12 +5,13 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { createApiApp } from '../apps/api/src/api.app';
 import { CreateUserCommand, CreateUserHandler, mintToken } from '../libs/access/src';
 import { loadConfig } from '../libs/platform/src';
-import { openRuntime } from '../libs/runtime/src';
+import { openRuntime, type Runtime } from '../libs/runtime/src';
 import { accessProjection, Projector, waitForProjection, type Projection } from '../projections';
 import { benchDatabase, type BenchDatabase } from './bench-database';
 
 export interface BenchService {
   db: BenchDatabase;
+  runtime: Runtime;
   port: number;
   headers: Record<string, string>;
   /** A second connection for the baseline (COPY into scratch tables). */
@@ -19,9 +20,9 @@ export interface BenchService {
 }
 
 /** The API and a projector of these read models on a fresh database, and an admin token, as a user runs them. */
-export async function startBenchService(projections: Projection[]): Promise<BenchService> {
+export async function startBenchService(projections: Projection[], env: Record<string, string> = {}): Promise<BenchService> {
   const db = await benchDatabase();
-  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'warn', MDS_RATE_LIMIT_PER_MINUTE: '0', MDS_SECRET_KEY: 'c'.repeat(64), MDS_PASSWORD_HASH_COST: '10', MDS_DATA_DIR: db.dataDir });
+  const config = loadConfig({ ...env, DATABASE_URL: db.url, LOG_LEVEL: 'warn', MDS_RATE_LIMIT_PER_MINUTE: '0', MDS_SECRET_KEY: 'c'.repeat(64), MDS_PASSWORD_HASH_COST: '10', MDS_DATA_DIR: db.dataDir });
   const runtime = await openRuntime(config, { projections: [accessProjection, ...projections] });
   const projector = new Projector(runtime.runnerDeps(), runtime.projections);
   await projector.start();
@@ -35,6 +36,7 @@ export async function startBenchService(projections: Projection[]): Promise<Benc
   await copyClient.connect();
   return {
     db,
+    runtime,
     port,
     headers: { authorization: `Bearer ${minted.access_token.token}`, 'content-type': 'application/json' },
     copyClient,

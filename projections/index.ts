@@ -9,6 +9,8 @@ import { accessProjection } from './access/access.projection';
 import { customersProjection } from './customers/customers.projection';
 import { eventsProjection } from './events/events.projection';
 import { salesProjection } from './sales/sales.projection';
+import { datatargetsProjection } from './datatargets/datatargets.projection';
+import { datasyncProjection } from './datasync/datasync.projection';
 import { productsProjection } from './products/products.projection';
 import { shopsProjection } from './shops/shops.projection';
 import { streamsProjection } from './streams/streams.projection';
@@ -31,6 +33,9 @@ export { listEvents, existingEventIds } from './events/events.queries';
 export { salesProjection } from './sales/sales.projection';
 export { listSales, knownSaleTransactions } from './sales/sales.queries';
 export * from './runtime/data-query-sql';
+export { datatargetsProjection } from './datatargets/datatargets.projection';
+export { datasyncProjection } from './datasync/datasync.projection';
+export * from './datatargets/datatargets.queries';
 
 /** The read model a bulk update (POST /api/data/query/) of each datatype reaches. */
 export const DATA_QUERY_TABLES: Record<DataQuery['datatype'], QueryTable> = {
@@ -41,7 +46,7 @@ export const DATA_QUERY_TABLES: Record<DataQuery['datatype'], QueryTable> = {
 };
 
 /** Every read model of the service. Later contexts add theirs here. */
-export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection, eventsProjection, salesProjection];
+export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection, eventsProjection, salesProjection, datatargetsProjection, datasyncProjection];
 
 /** The read models each kind of import run feeds (a run is `completed` once all of them have passed it). */
 export const IMPORT_PROJECTIONS: Record<string, string[]> = {

@@ -6,6 +6,7 @@ import { AccessHttpModule } from './access/access.http.module';
 import { ActivityHttpModule } from './activity/activity.http.module';
 import { CatalogHttpModule } from './catalog/catalog.http.module';
 import { CustomersHttpModule } from './customers/customers.http.module';
+import { DatatargetsHttpModule } from './datatargets/datatargets.http.module';
 import { HealthHttpController } from './health/health.http.controller';
 import { SalesHttpModule } from './sales/sales.http.module';
 import { SettingsHttpModule } from './settings/settings.http.module';
@@ -33,7 +34,7 @@ export class RuntimeModule {
 export type ApiContextModules = Array<Type<unknown> | DynamicModule>;
 
 /** The bounded contexts' HTTP modules (access, customers, catalog, ...), added as they are built. */
-export const CONTEXT_MODULES: ApiContextModules = [AccessHttpModule, SettingsHttpModule, CustomersHttpModule, CatalogHttpModule, ActivityHttpModule, SalesHttpModule];
+export const CONTEXT_MODULES: ApiContextModules = [AccessHttpModule, SettingsHttpModule, CustomersHttpModule, CatalogHttpModule, ActivityHttpModule, SalesHttpModule, DatatargetsHttpModule];
 
 @Module({})
 export class ApiModule {

@@ -1,19 +1,19 @@
 import type { Runtime } from '../../../libs/runtime/src';
-import { OutletReactor } from './outlet.reactor';
+import { DeliveryWorker } from './delivery-worker';
 
 /** The outlet worker's process-level shell: started by `mds outlet-worker` or by `mds start`. */
 export class OutletWorker {
-  private readonly reactor: OutletReactor;
+  readonly delivery: DeliveryWorker;
 
   constructor(runtime: Runtime) {
-    this.reactor = new OutletReactor(runtime.store, runtime.logger.child({ component: 'outlet-worker' }));
+    this.delivery = new DeliveryWorker(runtime, runtime.config.outlets, runtime.logger.child({ component: 'outlet-worker' }));
   }
 
   start(): Promise<void> {
-    return this.reactor.start();
+    return this.delivery.start();
   }
 
   stop(): Promise<void> {
-    return this.reactor.stop();
+    return this.delivery.stop();
   }
 }

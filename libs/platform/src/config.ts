@@ -22,6 +22,22 @@ export interface AppConfig {
   passwordHashCost: number;
   loginLockoutFailures: number;
   admin?: { username: string; password: string; totpSecret?: string };
+  outlets: OutletConfig;
+}
+
+/** Webhook delivery (the outlet worker). */
+export interface OutletConfig {
+  /** Lets outlets reach loopback, private and link-local addresses (tests, trusted networks). */
+  allowPrivate: boolean;
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+  /** An outlet failing this long pauses itself (default 3 days); nothing is dropped. */
+  pauseAfterMs: number;
+  /** First retry delay; doubles per failure (with jitter) up to maxBackoffMs. */
+  backoffBaseMs: number;
+  maxBackoffMs: number;
+  /** How often a worker looks for outlets to own and for new messages when idle. */
+  pollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -56,6 +72,14 @@ export function formatSize(bytes: number): string {
   if (bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2} MiB`;
   if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
 function adminFrom(env: Env): AppConfig['admin'] {
@@ -94,5 +118,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     passwordHashCost: int(env, 'MDS_PASSWORD_HASH_COST', 15, 10, 20),
     loginLockoutFailures: int(env, 'MDS_LOGIN_LOCKOUT_FAILURES', 100, 1, 1_000_000),
     admin: adminFrom(env),
+    outlets: {
+      allowPrivate: bool(env, 'OUTLET_ALLOW_PRIVATE', false),
+      connectTimeoutMs: int(env, 'OUTLET_CONNECT_TIMEOUT_MS', 5000, 10, 600_000),
+      totalTimeoutMs: int(env, 'OUTLET_TIMEOUT_MS', 30_000, 10, 3_600_000),
+      pauseAfterMs: int(env, 'OUTLET_PAUSE_AFTER_MS', 3 * 24 * 3600 * 1000, 1000, Number.MAX_SAFE_INTEGER),
+      backoffBaseMs: int(env, 'OUTLET_BACKOFF_BASE_MS', 1000, 1, 3_600_000),
+      maxBackoffMs: int(env, 'OUTLET_MAX_BACKOFF_MS', 3_600_000, 1, 86_400_000),
+      pollMs: int(env, 'OUTLET_POLL_MS', 500, 10, 60_000),
+    },
   };
 }

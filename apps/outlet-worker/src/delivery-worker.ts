@@ -1,0 +1,204 @@
+import {
+  DELIVERY_ATTEMPTED,
+  deliver,
+  OUTLET_CONTROLLED,
+  outletStateOf,
+  outletStream,
+  renderContent,
+  stateAfterAttempt,
+  type DeliveryAttempted,
+  type OutletControlled,
+  type OutletDefinition,
+  type OutletLogEntry,
+  type OutletState,
+} from '../../../libs/datatargets/src';
+import { WrongExpectedRevisionError, type NewEvent } from '../../../libs/event-store/src';
+import type { Logger, OutletConfig } from '../../../libs/platform/src';
+import type { Runtime } from '../../../libs/runtime/src';
+import { deliverableOutlets, findOutlet, openDedicatedClient, readMessages, releaseLease, tryLease } from '../../../projections';
+
+type LeaseClient = Awaited<ReturnType<typeof openDedicatedClient>>;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** UTC with microseconds, as the spec's log entry date. */
+function microIso(epochMs: number): string {
+  const ms = Math.floor(epochMs);
+  const micro = Math.floor((epochMs - ms) * 1000);
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, (_, m: string) => `.${m}${String(micro).padStart(3, '0')}Z`);
+}
+
+/**
+ * Delivers outlets' messages by webhook. Each outlet is owned through a lease (a session advisory
+ * lock on the worker's own connection), so several workers share the outlets and one outlet has one
+ * worker at a time; its attempts are appended at the outlet stream's last revision, so a worker that
+ * lost its lease cannot write either. Batches are cut after last_delivered_message_number; a failed
+ * batch is retried (backoff with jitter, Retry-After) before any later message is sent.
+ */
+export class DeliveryWorker {
+  private readonly abort = new AbortController();
+  private readonly owned = new Map<string, Promise<void>>();
+  private lease?: LeaseClient;
+  private loop?: Promise<void>;
+  delivered = 0;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly config: OutletConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.lease = await openDedicatedClient(this.runtime.runnerDeps(), 'outlet-worker');
+    this.loop = this.claimLoop().catch((err) => this.logger.error({ err: (err as Error).message }, 'outlet worker stopped'));
+    this.logger.info({ allowPrivate: this.config.allowPrivate }, 'outlet worker delivering');
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+    await Promise.allSettled(this.owned.values());
+    await this.lease?.end().catch(() => undefined);
+  }
+
+  /** Looks for outlets to own: every poll interval, each deliverable outlet no worker holds. */
+  private async claimLoop(): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      try {
+        for (const outlet of await deliverableOutlets(this.runtime.pool)) {
+          const id = outlet.definition.outlet_id;
+          if (this.owned.has(id) || signal.aborted) continue;
+          if (!(await tryLease(this.lease!, `outlet:${id}`))) continue;
+          const run = this.deliverOutlet(id, outlet.definition.datatarget_id)
+            .catch((err) => this.logger.error({ err: (err as Error).message, outlet: id }, 'outlet delivery failed; will retry'))
+            .finally(async () => {
+              this.owned.delete(id);
+              await releaseLease(this.lease!, `outlet:${id}`).catch(() => undefined);
+            });
+          this.owned.set(id, run);
+        }
+      } catch (err) {
+        if (!signal.aborted) this.logger.warn({ err: (err as Error).message }, 'outlet worker could not list outlets');
+      }
+      await sleep(this.config.pollMs, signal);
+    }
+  }
+
+  /**
+   * Delivers one owned outlet until it is paused, deleted, or the worker stops. The state and the
+   * stream revision are read from the outlet stream when idle or after a conflict, and otherwise kept
+   * from the worker's own last append (an operator's control makes that append fail, so it is seen).
+   */
+  private async deliverOutlet(outletId: string, datatargetId: string): Promise<void> {
+    const signal = this.abort.signal;
+    const stream = outletStream(outletId);
+    let known: { state: OutletState; revision: number | 'no_stream' } | undefined;
+    while (!signal.aborted) {
+      const outlet = await findOutlet(this.runtime.pool, datatargetId, outletId);
+      if (!known) {
+        const [last] = await this.runtime.store.readStream(stream, { direction: 'backwards', limit: 1 });
+        known = { state: outletStateOf(last), revision: last ? last.revision : 'no_stream' };
+      }
+      const { state, revision } = known;
+      if (!outlet || state.paused !== null) return;
+      const now = Date.now();
+      const def = outlet.definition;
+      const notBefore = Math.max(
+        state.retry_at ? Date.parse(state.retry_at) : 0,
+        state.last_attempt_at ? Date.parse(state.last_attempt_at) + Number(def.min_request_interval) * 1000 : 0,
+      );
+      if (notBefore > now) {
+        known = undefined; // an operator may retry now: read again after the wait
+        await sleep(Math.min(notBefore - now, this.config.pollMs * 4), signal);
+        continue;
+      }
+      const batch = await readMessages(this.runtime.pool, datatargetId, state.last_delivered_message_number, def.is_batched ? def.max_batch_size : 1);
+      if (batch.length === 0) {
+        known = undefined;
+        await sleep(this.config.pollMs, signal);
+        continue;
+      }
+      const events = await this.attempt(def, outletId, state, batch);
+      try {
+        const result = await this.runtime.store.append(stream, events, { expectedRevision: revision });
+        const recorded = events[events.length - 1].data as DeliveryAttempted | OutletControlled;
+        known = { state: recorded.state, revision: result.nextRevision };
+        if ((events[0].data as DeliveryAttempted).entry.status === 'OK') this.delivered += batch.length;
+      } catch (err) {
+        // An operator control or another owner wrote first: read the state again (the batch may go again).
+        if (!(err instanceof WrongExpectedRevisionError)) throw err;
+        known = undefined;
+      }
+    }
+  }
+
+  private async attempt(def: OutletDefinition, outletId: string, state: OutletState, batch: Awaited<ReturnType<typeof readMessages>>): Promise<NewEvent[]> {
+    const messages = batch.map((b) => b.message);
+    const body = JSON.stringify(renderContent(def.request.content, def.is_batched ? messages : messages[0]));
+    const webhookId = `msg_${outletId}_${state.batch_number}`;
+    const secret = def.secret_sealed ? this.runtime.accessDeps.secrets.open(def.secret_sealed) : undefined;
+    const startedAt = performance.timeOrigin + performance.now();
+    const result = await deliver(
+      { url: def.request.url, method: def.request.method, headers: { ...def.request.headers, 'content-type': 'application/json' }, body: def.request.method === 'GET' ? undefined : body },
+      { allowPrivate: this.config.allowPrivate, connectTimeoutMs: this.config.connectTimeoutMs, totalTimeoutMs: this.config.totalTimeoutMs, secret, webhookId },
+    );
+    const firstNumber = Number(batch[0].number);
+    const lastNumber = Number(batch[batch.length - 1].number);
+    const { state: next, pause } = stateAfterAttempt(
+      state,
+      { ok: result.ok, at: result.startedAt, lastMessageNumber: lastNumber, retryAfterMs: result.retryAfterMs },
+      { baseMs: this.config.backoffBaseMs, maxMs: this.config.maxBackoffMs, pauseAfterMs: this.config.pauseAfterMs },
+    );
+    const entryNumber = state.entry_count + 1;
+    const datasync = batch[0].after_update !== null;
+    const entry: OutletLogEntry = {
+      entry_number: entryNumber,
+      entry_key: `${outletId}:${entryNumber}`,
+      date: microIso(Math.max(startedAt, result.startedAt.getTime())),
+      batch_number: state.batch_number,
+      batch_size: batch.length,
+      ...(datasync ? { after_update: await this.updateBefore(def.datatarget_id, state.last_delivered_message_number) } : { first_message_number: firstNumber }),
+      status: result.ok ? 'OK' : 'FAIL',
+      ...(result.httpStatus !== undefined ? { http_status: result.httpStatus } : {}),
+      ...(result.failReason ? { fail_reason: result.failReason } : {}),
+      request_time_ms: Math.round(result.requestTimeMs),
+      http_request_available: !result.refused,
+    };
+    if (!result.ok) this.logger.warn({ outlet: outletId, entry: entryNumber, reason: result.failReason, retryAt: next.retry_at }, 'webhook delivery failed');
+    const attempted: DeliveryAttempted = {
+      outlet_id: outletId,
+      datatarget_id: def.datatarget_id,
+      entry,
+      last_message_number: lastNumber,
+      webhook_id: webhookId,
+      http_request: result.rawRequest,
+      http_reply: result.rawReply ?? null,
+      state: next,
+    };
+    const events: NewEvent[] = [{ type: DELIVERY_ATTEMPTED, data: attempted, metadata: { actor: 'outlet-worker' } }];
+    if (pause) {
+      this.logger.warn({ outlet: outletId, failingSince: next.failing_since }, 'outlet paused itself after failing too long; resume it to continue');
+      const paused: OutletControlled = { outlet_id: outletId, action: 'paused_failing', by: 'outlet-worker', at: new Date().toISOString(), state: { ...next, paused: 'failing' } };
+      events.push({ type: OUTLET_CONTROLLED, data: paused, metadata: { actor: 'outlet-worker' } });
+    }
+    return events;
+  }
+
+  /** A datasync batch's after_update: the change delivered last before it ("" before the first). */
+  private async updateBefore(datatargetId: string, lastDelivered: number): Promise<string> {
+    if (lastDelivered === 0) return '';
+    const [previous] = await readMessages(this.runtime.pool, datatargetId, lastDelivered - 1, 1);
+    return previous?.after_update ?? '';
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Events of the datatargets context. `datatarget-<id>` holds a datatarget's definition, its posted
+ * messages and its outlets' definitions; every event there carries `last_message_number` (the number
+ * of the last message posted so far), so a command reads one event to know where numbering stands.
+ * `outlet-<id>` holds what happens to an outlet: delivery attempts and operator controls, each
+ * carrying the outlet's state after it.
+ */
+export const DATATARGET_CREATED = 'DatatargetCreated';
+export const DATATARGET_CHANGED = 'DatatargetChanged';
+export const DATATARGET_DELETED = 'DatatargetDeleted';
+export const MESSAGES_POSTED = 'MessagesPosted';
+export const OUTLET_CREATED = 'OutletCreated';
+export const OUTLET_CHANGED = 'OutletChanged';
+export const OUTLET_DELETED = 'OutletDeleted';
+export const DELIVERY_ATTEMPTED = 'DeliveryAttempted';
+export const OUTLET_CONTROLLED = 'OutletControlled';
+
+export const datatargetStream = (id: string) => `datatarget-${id}`;
+export const outletStream = (id: string) => `outlet-${id}`;
+
+export const DATASYNC_DATATYPES = ['customers', 'products', 'events', 'sales'] as const;
+
+export interface DatatargetCreated {
+  datatarget_id: string;
+  datatarget_type: 'messages' | 'datasync';
+  datatype: string | null;
+  name: string;
+  description: string;
+  created_at: string;
+  last_message_number: number;
+}
+
+export interface DatatargetChanged {
+  changes: { name?: string; description?: string; enabled?: boolean };
+  last_message_number: number;
+}
+
+export interface MessagesPosted {
+  first_message_number: number;
+  messages: unknown[];
+  last_message_number: number;
+}
+
+/** What an outlet sends: the request template and batching. */
+export interface OutletDefinition {
+  outlet_id: string;
+  datatarget_id: string;
+  outlet_type: 'webhook';
+  request: { url: string; method: string; headers: Record<string, string>; format: 'json'; content: unknown };
+  is_batched: boolean;
+  max_batch_size: number;
+  /** Seconds between two requests, as a string like the spec's "0". */
+  min_request_interval: string;
+  /** Standard Webhooks signing secret, sealed (never stored in clear, never shown). */
+  secret_sealed: string | null;
+  created_at: string;
+}
+
+export interface OutletCreated {
+  outlet: OutletDefinition;
+  last_message_number: number;
+}
+
+export interface OutletChanged {
+  outlet_id: string;
+  changes: Partial<Pick<OutletDefinition, 'request' | 'is_batched' | 'max_batch_size' | 'min_request_interval' | 'secret_sealed'>>;
+  last_message_number: number;
+}
+
+/** An outlet's delivery state, carried by every event of its stream (the state after the event). */
+export interface OutletState {
+  last_delivered_message_number: number;
+  delivered_batch_count: number;
+  /** Log entries so far (an entry_number is this plus one). */
+  entry_count: number;
+  /** Number of the batch being delivered (retries keep it, so webhook-id stays stable). */
+  batch_number: number;
+  /** Consecutive failed attempts of the current batch. */
+  failures: number;
+  failing_since: string | null;
+  /** Not before this time (backoff, Retry-After); null: now. */
+  retry_at: string | null;
+  /** null: delivering; `operator`: paused by hand; `failing`: paused itself after failing too long. */
+  paused: null | 'operator' | 'failing';
+  last_attempt_at: string | null;
+}
+
+export const INITIAL_OUTLET_STATE: OutletState = {
+  last_delivered_message_number: 0,
+  delivered_batch_count: 0,
+  entry_count: 0,
+  batch_number: 1,
+  failures: 0,
+  failing_since: null,
+  retry_at: null,
+  paused: null,
+  last_attempt_at: null,
+};
+
+/** One outlet log entry as the spec lists it (the raw texts travel beside it). */
+export interface OutletLogEntry {
+  entry_number: number;
+  entry_key: string;
+  date: string;
+  batch_number: number;
+  batch_size: number;
+  first_message_number?: number;
+  after_update?: string;
+  status: 'OK' | 'FAIL';
+  http_status?: number;
+  fail_reason?: string;
+  request_time_ms: number;
+  http_request_available: boolean;
+}
+
+export interface DeliveryAttempted {
+  outlet_id: string;
+  datatarget_id: string;
+  entry: OutletLogEntry;
+  last_message_number: number;
+  webhook_id: string;
+  http_request: string;
+  http_reply: string | null;
+  state: OutletState;
+}
+
+export interface OutletControlled {
+  outlet_id: string;
+  action: 'pause' | 'resume' | 'retry' | 'rewind' | 'paused_failing';
+  to_message_number?: number;
+  by: string;
+  at: string;
+  state: OutletState;
+}

@@ -1,0 +1,51 @@
+/*
+ * The request and reply as text for the delivery log. Credentials are masked here, once, so no
+ * caller can store an unmasked copy: header values by name, and the outlet's secret and the
+ * credentials sent wherever they show (a receiver may echo them, or a URL may carry them).
+ */
+
+export const MASK = '***';
+
+const SENSITIVE_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'webhook-signature']);
+const SENSITIVE_PARTS = ['token', 'secret', 'key', 'password', 'signature'];
+
+export type HeaderList = Array<[name: string, value: string]>;
+
+export function isSensitiveHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SENSITIVE_NAMES.has(lower) || SENSITIVE_PARTS.some((part) => lower.includes(part));
+}
+
+// Shorter values are left alone: masking every "1" of an `x-key-version: 1` would garble the log,
+// and the header line itself is masked by name anyway.
+const MIN_ECHOED_VALUE = 8;
+
+/** Values of sensitive request headers, to be masked wherever they show (a receiver may echo them). */
+export function sensitiveValues(headers: HeaderList): string[] {
+  return headers
+    .filter(([name]) => isSensitiveHeader(name))
+    .flatMap(([, value]) => [value, value.replace(/^\S+\s+/, '')]) // `Bearer <token>`: the token alone too
+    .filter((value) => value.length >= MIN_ECHOED_VALUE);
+}
+
+export function maskText(text: string, secrets: readonly string[]): string {
+  // Longest first, so `whsec_abc` is masked whole before its `abc` part.
+  return [...secrets]
+    .filter((s) => s.length > 0)
+    .sort((a, b) => b.length - a.length)
+    .reduce((masked, secret) => masked.split(secret).join(MASK), text);
+}
+
+function headerLines(headers: HeaderList): string {
+  return headers.map(([name, value]) => `${name}: ${isSensitiveHeader(name) ? MASK : value}\r\n`).join('');
+}
+
+/** `METHOD target HTTP/1.1`, the header block (ending in a blank line), then the body. */
+export function renderRequest(method: string, target: string, headers: HeaderList, body: string | undefined): string {
+  return `${method} ${target} HTTP/1.1\r\n${headerLines(headers)}\r\n${body ?? ''}`;
+}
+
+export function renderReply(status: number, statusMessage: string, headers: HeaderList, body: Buffer, truncatedAfter: number | undefined): string {
+  const cut = truncatedAfter === undefined ? '' : `\r\n[truncated after ${truncatedAfter} bytes]`;
+  return `HTTP/1.1 ${status} ${statusMessage}`.trimEnd() + `\r\n${headerLines(headers)}\r\n${body.toString('utf8')}${cut}`;
+}

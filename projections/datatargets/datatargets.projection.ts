@@ -1,0 +1,111 @@
+import * as path from 'node:path';
+import {
+  DATATARGET_CHANGED,
+  DATATARGET_CREATED,
+  DATATARGET_DELETED,
+  DELIVERY_ATTEMPTED,
+  INITIAL_OUTLET_STATE,
+  MESSAGES_POSTED,
+  OUTLET_CHANGED,
+  OUTLET_CONTROLLED,
+  OUTLET_CREATED,
+  OUTLET_DELETED,
+  type DatatargetChanged,
+  type DatatargetCreated,
+  type DeliveryAttempted,
+  type OutletChanged,
+  type OutletControlled,
+  type OutletCreated,
+} from '../../libs/datatargets/src';
+import type { RecordedEvent } from '../../libs/event-store/src';
+import { forEachRun } from '../runtime/data-query-sql';
+import type { Projection, ProjectionTx } from '../runtime/projection';
+
+/**
+ * Datatargets and outlets as their streams define them. Posted messages go in with one statement per
+ * run of posts; everything else is one small statement per event (low volume).
+ */
+export const datatargetsProjection: Projection = {
+  name: 'datatargets',
+  version: 1,
+  eventTypes: [DATATARGET_CREATED, DATATARGET_CHANGED, DATATARGET_DELETED, MESSAGES_POSTED, OUTLET_CREATED, OUTLET_CHANGED, OUTLET_DELETED, DELIVERY_ATTEMPTED, OUTLET_CONTROLLED],
+  streamPrefixes: ['datatarget-', 'outlet-'],
+  tables: ['datatargets', 'datatarget_messages', 'outlets', 'outlet_log'],
+  migrationsDir: path.join(__dirname, 'migrations'),
+  async apply(events, tx) {
+    await forEachRun(events, (e) => (e.type === MESSAGES_POSTED ? 'posted' : e.id), async (run) => {
+      if (run[0].type === MESSAGES_POSTED) await insertMessages(run, tx);
+      else await applyOne(run[0], tx);
+    });
+  },
+};
+
+async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
+  const posts = events.map((e) => ({ id: e.stream.slice('datatarget-'.length), first: (e.data as { first_message_number: number }).first_message_number, messages: (e.data as { messages: unknown[] }).messages }));
+  await tx.query(
+    `INSERT INTO datatarget_messages (datatarget_id, message_number, message)
+     SELECT p.id, p.first + m.n - 1, m.message
+       FROM jsonb_to_recordset($1::jsonb) AS p(id text, first bigint, messages jsonb)
+      CROSS JOIN LATERAL jsonb_array_elements(p.messages) WITH ORDINALITY AS m(message, n)
+     ON CONFLICT DO NOTHING`,
+    [JSON.stringify(posts)],
+  );
+  await tx.query(
+    `UPDATE datatargets d SET last_message_number = x.last
+       FROM (SELECT id, max(last) AS last FROM jsonb_to_recordset($1::jsonb) AS p(id text, last bigint) GROUP BY id) x
+      WHERE d.datatarget_id = x.id`,
+    [JSON.stringify(events.map((e) => ({ id: e.stream.slice('datatarget-'.length), last: (e.data as { last_message_number: number }).last_message_number })))],
+  );
+}
+
+async function applyOne(e: RecordedEvent, tx: ProjectionTx): Promise<void> {
+  const id = e.stream.slice(e.stream.indexOf('-') + 1);
+  switch (e.type) {
+    case DATATARGET_CREATED: {
+      const d = e.data as DatatargetCreated;
+      await tx.query(
+        `INSERT INTO datatargets (datatarget_id, datatarget_type, datatype, name, description, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+        [d.datatarget_id, d.datatarget_type, d.datatype, d.name, d.description, d.created_at],
+      );
+      return;
+    }
+    case DATATARGET_CHANGED: {
+      const c = (e.data as DatatargetChanged).changes;
+      await tx.query(
+        `UPDATE datatargets SET name = coalesce($2, name), description = coalesce($3, description), enabled = coalesce($4, enabled) WHERE datatarget_id = $1`,
+        [id, c.name ?? null, c.description ?? null, c.enabled ?? null],
+      );
+      return;
+    }
+    case DATATARGET_DELETED:
+      await tx.query('UPDATE datatargets SET is_deleted = true WHERE datatarget_id = $1', [id]);
+      await tx.query('UPDATE outlets SET is_deleted = true WHERE datatarget_id = $1', [id]);
+      return;
+    case OUTLET_CREATED: {
+      const o = (e.data as OutletCreated).outlet;
+      await tx.query(`INSERT INTO outlets (outlet_id, datatarget_id, definition, state, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, [
+        o.outlet_id, o.datatarget_id, JSON.stringify(o), JSON.stringify(INITIAL_OUTLET_STATE), o.created_at,
+      ]);
+      return;
+    }
+    case OUTLET_CHANGED: {
+      const c = e.data as OutletChanged;
+      await tx.query('UPDATE outlets SET definition = definition || $2::jsonb WHERE outlet_id = $1', [c.outlet_id, JSON.stringify(c.changes)]);
+      return;
+    }
+    case OUTLET_DELETED:
+      await tx.query('UPDATE outlets SET is_deleted = true WHERE outlet_id = $1', [(e.data as { outlet_id: string }).outlet_id]);
+      return;
+    case OUTLET_CONTROLLED:
+      await tx.query('UPDATE outlets SET state = $2 WHERE outlet_id = $1', [id, JSON.stringify((e.data as OutletControlled).state)]);
+      return;
+    case DELIVERY_ATTEMPTED: {
+      const a = e.data as DeliveryAttempted;
+      await tx.query('INSERT INTO outlet_log (outlet_id, entry_number, entry, http_request, http_reply) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
+        id, a.entry.entry_number, JSON.stringify(a.entry), a.http_request, a.http_reply,
+      ]);
+      await tx.query('UPDATE outlets SET state = $2 WHERE outlet_id = $1', [id, JSON.stringify(a.state)]);
+      return;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import type { Pool } from 'pg';
+import type { OutletDefinition, OutletLogEntry, OutletState } from '../../libs/datatargets/src';
+
+const SENSITIVE_HEADER = /authorization|cookie|token|secret|key|password|signature/i;
+
+export interface OutletRow {
+  definition: OutletDefinition;
+  state: OutletState;
+}
+
+/** What the API shows of an outlet: its request (credentials in headers masked), batching, delivery state. */
+export function outletView({ definition: d, state: s }: OutletRow): Record<string, unknown> {
+  const headers = Object.fromEntries(Object.entries(d.request.headers).map(([k, v]) => [k, SENSITIVE_HEADER.test(k) ? '***' : v]));
+  return {
+    id: d.outlet_id,
+    outlet_type: d.outlet_type,
+    enabled: s.paused === null,
+    request: { url: d.request.url, method: d.request.method, headers, format: d.request.format, content: d.request.content },
+    is_batched: d.is_batched,
+    max_batch_size: d.max_batch_size,
+    min_request_interval: d.min_request_interval,
+    last_delivered_message_number: s.last_delivered_message_number,
+    delivered_batch_count: s.delivered_batch_count,
+    signed: d.secret_sealed !== null,
+    paused_reason: s.paused,
+    failing_since: s.failing_since,
+    next_attempt_at: s.retry_at,
+    created_at: d.created_at,
+  };
+}
+
+interface DatatargetRow {
+  datatarget_id: string;
+  datatarget_type: string;
+  datatype: string | null;
+  name: string;
+  description: string;
+  created_at: string;
+  enabled: boolean;
+  last_message_number: number;
+  outlets: OutletRow[];
+}
+
+const DATATARGET_SELECT = `
+  SELECT d.datatarget_id, d.datatarget_type, d.datatype, d.name, d.description, to_json(d.created_at)#>>'{}' AS created_at, d.enabled,
+         CASE WHEN d.datatarget_type = 'datasync' THEN coalesce((SELECT s.last_message_number FROM datasync_targets s WHERE s.datatarget_id = d.datatarget_id), 0)
+              ELSE d.last_message_number END AS last_message_number,
+         coalesce((SELECT jsonb_agg(jsonb_build_object('definition', o.definition, 'state', o.state) ORDER BY o.created_at, o.outlet_id)
+                     FROM outlets o WHERE o.datatarget_id = d.datatarget_id AND NOT o.is_deleted), '[]') AS outlets
+    FROM datatargets d WHERE NOT d.is_deleted`;
+
+export function datatargetView(r: DatatargetRow): Record<string, unknown> {
+  return {
+    id: r.datatarget_id,
+    datatarget_type: r.datatarget_type,
+    ...(r.datatype ? { datatype: r.datatype } : {}),
+    name: r.name,
+    description: r.description,
+    created_at: r.created_at,
+    enabled: r.enabled,
+    outlets: r.outlets.map(outletView),
+    last_message_number: Number(r.last_message_number),
+  };
+}
+
+export async function listDatatargets(pool: Pool): Promise<Array<Record<string, unknown>>> {
+  const { rows } = await pool.query<DatatargetRow>(`${DATATARGET_SELECT} ORDER BY d.created_at, d.datatarget_id`);
+  return rows.map(datatargetView);
+}
+
+export async function findDatatarget(pool: Pool, id: string): Promise<(Record<string, unknown> & { id: string; datatarget_type: string }) | undefined> {
+  const { rows } = await pool.query<DatatargetRow>(`${DATATARGET_SELECT} AND d.datatarget_id = $1`, [id]);
+  return rows[0] ? (datatargetView(rows[0]) as Record<string, unknown> & { id: string; datatarget_type: string }) : undefined;
+}
+
+/** Messages after a number, in number order (posted or datasync), with the datasync change's log position. */
+export async function readMessages(pool: Pool, datatargetId: string, after: number, limit: number): Promise<Array<{ number: number; message: unknown; after_update: string | null }>> {
+  const { rows } = await pool.query<{ number: number; message: unknown; after_update: string | null }>(
+    `(SELECT message_number AS number, message, NULL::text AS after_update FROM datatarget_messages WHERE datatarget_id = $1 AND message_number > $2 ORDER BY message_number LIMIT $3)
+     UNION ALL
+     (SELECT message_number, message, after_update FROM datasync_messages WHERE datatarget_id = $1 AND message_number > $2 ORDER BY message_number LIMIT $3)
+     ORDER BY number LIMIT $3`,
+    [datatargetId, after, limit],
+  );
+  return rows;
+}
+
+export async function findOutlet(pool: Pool, datatargetId: string, outletId: string): Promise<OutletRow | undefined> {
+  const { rows } = await pool.query<OutletRow>(
+    `SELECT o.definition, o.state FROM outlets o JOIN datatargets d USING (datatarget_id)
+      WHERE o.outlet_id = $1 AND o.datatarget_id = $2 AND NOT o.is_deleted AND NOT d.is_deleted`,
+    [outletId, datatargetId],
+  );
+  return rows[0];
+}
+
+/** Outlets a worker may deliver: not deleted, not paused, their datatarget enabled. */
+export async function deliverableOutlets(pool: Pool): Promise<OutletRow[]> {
+  const { rows } = await pool.query<OutletRow>(
+    `SELECT o.definition, o.state FROM outlets o JOIN datatargets d USING (datatarget_id)
+      WHERE NOT o.is_deleted AND NOT d.is_deleted AND d.enabled AND o.state->'paused' = 'null'::jsonb
+      ORDER BY o.created_at, o.outlet_id`,
+  );
+  return rows;
+}
+
+export async function outletLog(
+  pool: Pool,
+  outletId: string,
+  options: { limit: number; from?: number; order: 'ascending' | 'descending' },
+): Promise<{ total: number; entries: OutletLogEntry[] }> {
+  const asc = options.order === 'ascending';
+  const params: unknown[] = [outletId, options.limit];
+  const bound = options.from === undefined ? '' : `AND entry_number ${asc ? '>=' : '<='} $3`;
+  if (options.from !== undefined) params.push(options.from);
+  const [{ rows }, count] = await Promise.all([
+    pool.query<{ entry: OutletLogEntry }>(`SELECT entry FROM outlet_log WHERE outlet_id = $1 ${bound} ORDER BY entry_number ${asc ? 'ASC' : 'DESC'} LIMIT $2`, params),
+    pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outlet_log WHERE outlet_id = $1', [outletId]),
+  ]);
+  return { total: count.rows[0].n, entries: rows.map((r) => r.entry) };
+}
+
+export async function outletLogEntry(pool: Pool, outletId: string, entryNumber: number): Promise<Record<string, unknown> | undefined> {
+  const { rows } = await pool.query<{ entry: OutletLogEntry; http_request: string | null; http_reply: string | null }>(
+    'SELECT entry, http_request, http_reply FROM outlet_log WHERE outlet_id = $1 AND entry_number = $2',
+    [outletId, entryNumber],
+  );
+  if (!rows[0]) return undefined;
+  const { entry, http_request: request, http_reply: reply } = rows[0];
+  return { ...entry, ...(request !== null ? { http_request: request } : {}), ...(reply !== null ? { http_reply: reply } : {}) };
+}

@@ -1,0 +1,47 @@
+import { DeliveryWorker } from '../../apps/outlet-worker/src/delivery-worker';
+import { createDatatarget, createOutlet, postMessages } from '../../libs/datatargets/src';
+import { datasyncProjection, datatargetsProjection, Projector, waitForProjection } from '../../projections';
+import { eventually } from '../support/eventually';
+import { startReceiver } from '../support/receiver';
+import { openTestRuntime, type TestRuntime } from '../support/runtime';
+
+describe('two outlet workers on one database', () => {
+  let rt: TestRuntime;
+  let projector: Projector;
+
+  beforeAll(async () => {
+    rt = await openTestRuntime({ projections: [datatargetsProjection, datasyncProjection], env: { OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20' } });
+    projector = new Projector(rt.runnerDeps(), rt.projections);
+    await projector.start();
+  });
+  afterAll(async () => {
+    await projector?.stop();
+    await rt?.close();
+  });
+
+  it('deliver each outlet\'s messages once each, in order (one owner per outlet)', async () => {
+    const receiver = await startReceiver();
+    const workers = [new DeliveryWorker(rt, rt.config.outlets, rt.logger), new DeliveryWorker(rt, rt.config.outlets, rt.logger)];
+    try {
+      const meta = { actor: 'test' };
+      const outlets: string[] = [];
+      let position = 0;
+      for (let o = 0; o < 4; o++) {
+        const { datatarget_id: id } = await createDatatarget(rt.store, { datatarget_type: 'messages', name: `t${o}` }, meta);
+        await createOutlet(rt.store, rt.accessDeps.secrets, id, { outlet_type: 'webhook', max_batch_size: 7, request: { url: `${receiver.url}/${o}`, content: '{(data)}', is_batched: true } }, meta);
+        outlets.push(String(o));
+        for (let p = 0; p < 3; p++) ({ position } = await postMessages(rt.store, id, { messages: Array.from({ length: 100 }, (_, j) => ({ o, n: p * 100 + j + 1 })) }, { ...meta, datatargetType: 'messages' }));
+      }
+      await waitForProjection(rt.pool, 'datatargets', position);
+      await Promise.all(workers.map((w) => w.start()));
+      await eventually(() => expect(workers[0].delivered + workers[1].delivered).toBe(1200), { timeoutMs: 60_000 });
+      for (const o of outlets) {
+        const numbers = receiver.received.filter((r) => r.url === `/hook/${o}`).flatMap((r) => r.json.map((m: { n: number }) => m.n));
+        expect(numbers).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+      }
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await receiver.close();
+    }
+  });
+});

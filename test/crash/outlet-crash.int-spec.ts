@@ -1,0 +1,77 @@
+import type { ChildProcess } from 'node:child_process';
+import { createDatatarget, createOutlet, outletStateOf, outletStream, postMessages } from '../../libs/datatargets/src';
+import { datasyncProjection, datatargetsProjection, Projector, waitForProjection } from '../../projections';
+import { eventually } from '../support/eventually';
+import { startCli } from '../support/processes';
+import { startReceiver } from '../support/receiver';
+import { openTestRuntime, type TestRuntime } from '../support/runtime';
+
+const MESSAGES = 10_000;
+const KILLS = 10;
+
+describe('outlet worker crash safety', () => {
+  let rt: TestRuntime;
+  let projector: Projector;
+
+  beforeAll(async () => {
+    rt = await openTestRuntime({ projections: [datatargetsProjection, datasyncProjection] });
+    projector = new Projector(rt.runnerDeps(), rt.projections);
+    await projector.start();
+  });
+  afterAll(async () => {
+    await projector?.stop();
+    await rt?.close();
+  });
+
+  it('delivers every message at least once and in order although the worker is killed with SIGKILL during delivery', async () => {
+    // A receiver that takes a few ms per batch, so kills land while a request is in flight.
+    const receiver = await startReceiver();
+    receiver.setHandler(() => new Promise((r) => setTimeout(() => r(200), 2 + Math.random() * 8)));
+    const meta = { actor: 'test' };
+    const { datatarget_id: id } = await createDatatarget(rt.store, { datatarget_type: 'messages', name: 'crash' }, meta);
+    const { outlet_id: outletId } = await createOutlet(rt.store, rt.accessDeps.secrets, id, { outlet_type: 'webhook', request: { url: receiver.url, content: { items: '{(data)}' }, is_batched: true } }, meta);
+    let position = 0;
+    for (let i = 0; i < MESSAGES; i += 1000) {
+      ({ position } = await postMessages(rt.store, id, { messages: Array.from({ length: 1000 }, (_, j) => ({ n: i + j + 1 })) }, { ...meta, datatargetType: 'messages' }));
+    }
+    await waitForProjection(rt.pool, 'datatargets', position);
+    const delivered = async () => outletStateOf((await rt.store.readStream(outletStream(outletId), { direction: 'backwards', limit: 1 }))[0]).last_delivered_message_number;
+    const env = { DATABASE_URL: rt.db.url, OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20', LOG_LEVEL: 'error', MDS_SECRET_KEY: rt.config.secretKey };
+    const start = () => startCli(['outlet-worker'], env);
+    let kills = 0;
+    let child: { child: ChildProcess; exited: Promise<number | null> } | undefined;
+    try {
+      while (kills < KILLS) {
+        child = start();
+        const before = receiver.received.length;
+        await eventually(() => expect(receiver.received.length).toBeGreaterThan(before), { timeoutMs: 60_000, intervalMs: 5 });
+        await new Promise((r) => setTimeout(r, Math.random() * 30));
+        child.child.kill('SIGKILL');
+        await child.exited;
+        kills++;
+      }
+      expect(await delivered()).toBeLessThan(MESSAGES); // the kills happened during delivery
+      child = start();
+      await eventually(async () => expect(await delivered()).toBe(MESSAGES), { timeoutMs: 120_000, intervalMs: 50 });
+    } finally {
+      child?.child.kill('SIGKILL');
+      await child?.exited;
+      await receiver.close();
+    }
+    const batches = receiver.received.map((r) => (r.json.items as Array<{ n: number }>).map((m) => m.n));
+    let highest = 0;
+    let duplicates = 0;
+    for (const batch of batches) {
+      // Each batch is consecutive messages that start no later than right after the highest delivered.
+      expect(batch).toEqual(Array.from({ length: batch.length }, (_, i) => batch[0] + i));
+      expect(batch[0]).toBeLessThanOrEqual(highest + 1);
+      if (batch[0] <= highest) duplicates++;
+      highest = Math.max(highest, batch[batch.length - 1]);
+    }
+    expect(highest).toBe(MESSAGES);
+    expect(new Set(batches.flat()).size).toBe(MESSAGES);
+    // Only a batch in flight at a kill is sent again.
+    expect(duplicates).toBeLessThanOrEqual(kills);
+    console.log(`outlet crash: ${kills} kills, ${batches.length} requests, ${duplicates} batches sent again`);
+  });
+});

@@ -1,0 +1,273 @@
+import { createHmac } from 'node:crypto';
+import { DeliveryWorker } from '../../apps/outlet-worker/src/delivery-worker';
+import { customersProjection, datasyncProjection, datatargetsProjection, rebuildProjection } from '../../projections';
+import { eventually } from '../support/eventually';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { startReceiver } from '../support/receiver';
+
+type Json = Record<string, any>;
+
+describe('datatargets, outlets and webhook delivery', () => {
+  let api: TestApi;
+  let token: string;
+  let worker: DeliveryWorker;
+
+  beforeAll(async () => {
+    api = await startTestApi({
+      projections: [customersProjection, datatargetsProjection, datasyncProjection],
+      env: { OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20', OUTLET_BACKOFF_BASE_MS: '20', OUTLET_MAX_BACKOFF_MS: '100' },
+    });
+    token = (await seedUserToken(api.rt, 'targets', ['staff'])).token;
+    worker = new DeliveryWorker(api.rt, api.rt.config.outlets, api.rt.logger);
+    await worker.start();
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await api?.close();
+  });
+
+  const send = (method: string, path: string, body?: unknown) =>
+    api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const newTarget = async (name = 'queue') => {
+    const res = await send('POST', '/api/datatargets/', { datatarget_type: 'messages', name });
+    expect(res.status).toBe(200);
+    return res.body.datatarget as Json;
+  };
+  const post = async (id: string, messages: unknown[]) => {
+    const res = await send('POST', `/api/datatargets/${id}/post/`, { messages });
+    expect(res.status).toBe(200);
+    return res.body as Json;
+  };
+  const outletOf = async (id: string, outletId: string) => (await send('GET', `/api/datatargets/${id}/outlets/${outletId}/`)).body.outlet as Json;
+  const logOf = async (id: string, outletId: string, query = '?order=ascending&limit=1000') => (await send('GET', `/api/datatargets/${id}/outlets/${outletId}/log/${query}`)).body as Json;
+
+  it('creates, lists, changes and deletes datatargets', async () => {
+    const created = await newTarget('orders');
+    expect(created).toEqual({ id: expect.any(String), datatarget_type: 'messages', name: 'orders', description: '', created_at: expect.any(String), enabled: true, outlets: [], last_message_number: 0 });
+    expect((await send('GET', '/api/datatargets/')).body.datatargets.map((d: Json) => d.id)).toContain(created.id);
+    const patched = await send('PATCH', `/api/datatargets/${created.id}/`, { name: 'orders 2', description: 'for the ERP' });
+    expect(patched.body.datatarget).toMatchObject({ name: 'orders 2', description: 'for the ERP' });
+    expect((await send('POST', '/api/datatargets/', { datatarget_type: 'fax', name: 'x' })).status).toBe(400);
+    expect((await send('PATCH', `/api/datatargets/${created.id}/`, { colour: 'red' })).status).toBe(400);
+    expect((await send('DELETE', `/api/datatargets/${created.id}/`)).body).toEqual({ deleted: true, id: created.id });
+    expect((await send('GET', `/api/datatargets/${created.id}/`)).status).toBe(404);
+    expect((await send('POST', `/api/datatargets/${created.id}/post/`, { messages: [{ a: 1 }] })).status).toBe(404);
+  });
+
+  it('numbers posted messages gap-free from 1 and serves them at once, also under concurrent posts', async () => {
+    const target = await newTarget();
+    expect((await send('GET', `/api/datatargets/${target.id}/retrieve/`)).body).toEqual({ messages: [] });
+    expect(await post(target.id, [{ n: 1 }, { n: 2 }, { n: 3 }])).toEqual({ first_message_number: 1, messages_count: 3 });
+    expect((await send('GET', `/api/datatargets/${target.id}/retrieve/`)).body).toEqual({ last_message_number: 3, messages: [{ n: 1 }, { n: 2 }, { n: 3 }] });
+    expect((await send('GET', `/api/datatargets/${target.id}/retrieve/?after=1&limit=1`)).body).toEqual({ last_message_number: 2, messages: [{ n: 2 }] });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(target.id, Array.from({ length: 5 }, (_, j) => ({ post: i, j })))));
+    const ranges = answers.map((a) => a.first_message_number).sort((a, b) => a - b);
+    expect(ranges).toEqual(Array.from({ length: 12 }, (_, i) => 4 + i * 5));
+    const all = (await send('GET', `/api/datatargets/${target.id}/retrieve/?limit=1000`)).body;
+    expect(all.last_message_number).toBe(63);
+    for (const a of answers) {
+      const post = all.messages[a.first_message_number - 1].post;
+      expect(all.messages.slice(a.first_message_number - 1, a.first_message_number + 4)).toEqual(Array.from({ length: 5 }, (_, j) => ({ post, j })));
+    }
+    expect((await send('GET', `/api/datatargets/${target.id}/`)).body.datatarget.last_message_number).toBe(63);
+    for (const bad of [{ messages: [] }, { messages: [1] }, { messages: 'x' }, {}]) expect((await send('POST', `/api/datatargets/${target.id}/post/`, bad)).status).toBe(400);
+    expect((await send('GET', `/api/datatargets/${target.id}/retrieve/?limit=0`)).status).toBe(400);
+  });
+
+  it('turns every imported change of a datasync datatarget\'s datatype into a message', async () => {
+    const res = await send('POST', '/api/datatargets/', { datatarget_type: 'datasync', datatype: 'customers', name: 'crm sync' });
+    const target = res.body.datatarget;
+    expect(target).toMatchObject({ datatarget_type: 'datasync', datatype: 'customers' });
+    const run = await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'DS-1', phone_number: '+358401111111' }, { external_id: 'DS-2', first_name: 'Ann' }] });
+    const messages = await eventually(async () => {
+      const body = (await send('GET', `/api/datatargets/${target.id}/retrieve/`)).body;
+      if (body.messages.length < 2) throw new Error('not yet');
+      return body.messages;
+    });
+    expect(messages).toEqual([
+      { datatype: 'customers', change: { external_id: 'DS-1', phone_number: '+358401111111' } },
+      { datatype: 'customers', change: { external_id: 'DS-2', first_name: 'Ann' } },
+    ]);
+    expect(run.status).toBe(200);
+    expect((await send('POST', `/api/datatargets/${target.id}/post/`, { messages: [{ a: 1 }] })).status).toBe(409);
+  });
+
+  it('delivers batched messages through the template, in order, and logs each attempt', async () => {
+    const receiver = await startReceiver();
+    try {
+      const target = await newTarget('batched');
+      const created = await send('POST', `/api/datatargets/${target.id}/outlets/`, {
+        outlet_type: 'webhook',
+        max_batch_size: 2,
+        request: { url: receiver.url, method: 'POST', headers: { 'X-Api-Key': 'receiver-key', 'X-Shop': 'web' }, format: 'json', content: { data: { items: '{(data)}' }, note: 'sent {(data)}' }, is_batched: true },
+      });
+      expect(created.status).toBe(200);
+      const outlet = created.body.outlet;
+      expect(outlet).toMatchObject({ outlet_type: 'webhook', enabled: true, is_batched: true, max_batch_size: 2, min_request_interval: '0', last_delivered_message_number: 0, delivered_batch_count: 0 });
+      expect(outlet.request.headers).toEqual({ 'X-Api-Key': '***', 'X-Shop': 'web' });
+      await post(target.id, [1, 2, 3, 4, 5].map((n) => ({ n })));
+      await eventually(async () => expect(await outletOf(target.id, outlet.id)).toMatchObject({ last_delivered_message_number: 5, delivered_batch_count: 3 }));
+      expect(receiver.received.map((r) => r.json.data.items.map((m: Json) => m.n))).toEqual([[1, 2], [3, 4], [5]]);
+      expect(receiver.received[0].json.note).toBe('sent [{"n":1},{"n":2}]');
+      expect(receiver.received[0].headers).toMatchObject({ 'x-api-key': 'receiver-key', 'x-shop': 'web', 'content-type': 'application/json' });
+      const log = await logOf(target.id, outlet.id);
+      expect(log).toMatchObject({ order: 'ascending', total_count: 3 });
+      expect(log.entries.map((e: Json) => [e.entry_number, e.batch_number, e.batch_size, e.first_message_number, e.status, e.http_status])).toEqual([
+        [1, 1, 2, 1, 'OK', 200],
+        [2, 2, 2, 3, 'OK', 200],
+        [3, 3, 1, 5, 'OK', 200],
+      ]);
+      expect(log.entries[0].date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+      const one = (await send('GET', `/api/datatargets/${target.id}/outlets/${outlet.id}/log/1/`)).body.entry;
+      expect(one.http_request).toContain('POST /hook');
+      expect(one.http_request).not.toContain('receiver-key');
+      expect(one.http_reply).toContain('200');
+      // Paging: newest first by default, next_url to the next slice.
+      const page = await logOf(target.id, outlet.id, '?limit=2');
+      expect(page.entries.map((e: Json) => e.entry_number)).toEqual([3, 2]);
+      const next = (await send('GET', page.next_url)).body;
+      expect(next.entries.map((e: Json) => e.entry_number)).toEqual([1]);
+      expect(next.next_url).toBeNull();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('retries a failing batch with backoff, keeping later messages waiting: FAIL, FAIL, FAIL, OK', async () => {
+    const receiver = await startReceiver({ plan: [500, 503, { status: 429, headers: { 'retry-after': '0' } }] });
+    try {
+      const target = await newTarget('flaky');
+      const outlet = (await send('POST', `/api/datatargets/${target.id}/outlets/`, { outlet_type: 'webhook', request: { url: receiver.url, method: 'POST', format: 'json', content: '{(data)}', is_batched: true } })).body.outlet;
+      await post(target.id, [{ n: 1 }, { n: 2 }]);
+      await eventually(async () => expect((await outletOf(target.id, outlet.id)).last_delivered_message_number).toBe(2));
+      await post(target.id, [{ n: 3 }]);
+      await eventually(async () => expect((await outletOf(target.id, outlet.id)).last_delivered_message_number).toBe(3));
+      const log = await logOf(target.id, outlet.id);
+      expect(log.entries.map((e: Json) => [e.status, e.http_status, e.batch_number])).toEqual([
+        ['FAIL', 500, 1], ['FAIL', 503, 1], ['FAIL', 429, 1], ['OK', 200, 1], ['OK', 200, 2],
+      ]);
+      expect(log.entries[0].fail_reason).toContain('500');
+      expect(receiver.received.map((r) => r.json.map((m: Json) => m.n))).toEqual([[1, 2], [1, 2], [1, 2], [1, 2], [3]]);
+      const ids = receiver.received.map((r) => r.headers['webhook-id']);
+      expect(new Set(ids.slice(0, 4)).size).toBe(1);
+      expect(ids[4]).not.toBe(ids[0]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('sends one request per message when not batched, throttled by min_request_interval, and signs them', async () => {
+    const receiver = await startReceiver();
+    const secret = `whsec_${Buffer.from('a signing key of the test 123456').toString('base64')}`;
+    try {
+      const target = await newTarget('single');
+      const outlet = (await send('POST', `/api/datatargets/${target.id}/outlets/`, {
+        outlet_type: 'webhook', min_request_interval: '0.2', secret,
+        request: { url: receiver.url, method: 'PUT', format: 'json', content: { event: '{(data)}' }, is_batched: false },
+      })).body.outlet;
+      expect(outlet).toMatchObject({ is_batched: false, signed: true, min_request_interval: '0.2' });
+      expect(JSON.stringify(outlet)).not.toContain('whsec_');
+      await post(target.id, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+      await eventually(async () => expect((await outletOf(target.id, outlet.id)).last_delivered_message_number).toBe(3));
+      expect(receiver.received.map((r) => [r.method, r.json.event.n])).toEqual([['PUT', 1], ['PUT', 2], ['PUT', 3]]);
+      for (let i = 1; i < 3; i++) expect(receiver.received[i].at - receiver.received[i - 1].at).toBeGreaterThanOrEqual(190);
+      const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+      for (const r of receiver.received) {
+        const expected = createHmac('sha256', key).update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`).digest('base64');
+        expect(String(r.headers['webhook-signature']).split(' ')).toContain(`v1,${expected}`);
+      }
+      const entry = (await send('GET', `/api/datatargets/${target.id}/outlets/${outlet.id}/log/1/`)).body.entry;
+      expect(entry.http_request).not.toContain(secret);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('pauses, resumes and rewinds an outlet', async () => {
+    const receiver = await startReceiver();
+    try {
+      const target = await newTarget('controlled');
+      const outlet = (await send('POST', `/api/datatargets/${target.id}/outlets/`, { outlet_type: 'webhook', request: { url: receiver.url, method: 'POST', format: 'json', content: '{(data)}', is_batched: true } })).body.outlet;
+      expect((await send('POST', `/api/datatargets/${target.id}/outlets/${outlet.id}/pause/`)).body.outlet).toMatchObject({ enabled: false, paused_reason: 'operator' });
+      await post(target.id, [{ n: 1 }, { n: 2 }]);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(receiver.received).toHaveLength(0);
+      expect((await send('PATCH', `/api/datatargets/${target.id}/outlets/${outlet.id}/`, { enabled: true })).body.outlet.enabled).toBe(true);
+      await eventually(async () => expect((await outletOf(target.id, outlet.id)).last_delivered_message_number).toBe(2));
+      const rewound = (await send('POST', `/api/datatargets/${target.id}/outlets/${outlet.id}/rewind/`, { to_message_number: 2 })).body.outlet;
+      expect(rewound.last_delivered_message_number).toBe(1);
+      await eventually(async () => expect((await outletOf(target.id, outlet.id)).last_delivered_message_number).toBe(2));
+      expect(receiver.received.map((r) => r.json.map((m: Json) => m.n))).toEqual([[1, 2], [2]]);
+      expect((await send('POST', `/api/datatargets/${target.id}/outlets/${outlet.id}/rewind/`, {})).status).toBe(400);
+      expect((await send('POST', `/api/datatargets/${target.id}/outlets/${outlet.id}/explode/`)).status).toBe(404);
+      expect((await send('GET', `/api/datatargets/${target.id}/outlets/`)).body.outlets.map((o: Json) => o.id)).toEqual([outlet.id]);
+      expect((await send('DELETE', `/api/datatargets/${target.id}/outlets/${outlet.id}/`)).status).toBe(200);
+      expect((await send('GET', `/api/datatargets/${target.id}/outlets/${outlet.id}/`)).status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('refuses outlet definitions that cannot work', async () => {
+    const target = await newTarget('bad outlets');
+    for (const body of [
+      { outlet_type: 'email', request: { url: 'http://example.com/' } },
+      { outlet_type: 'webhook', request: { url: 'ftp://example.com/' } },
+      { outlet_type: 'webhook', request: { url: 'not a url' } },
+      { outlet_type: 'webhook', request: { url: 'https://user:pw@example.com/' } },
+      { outlet_type: 'webhook', request: { url: 'https://example.com/', method: 'TRACE' } },
+      { outlet_type: 'webhook', request: { url: 'https://example.com/', headers: { Host: 'x' } } },
+      { outlet_type: 'webhook', request: { url: 'https://example.com/', format: 'xml' } },
+      { outlet_type: 'webhook', request: { url: 'https://example.com/' }, max_batch_size: 0 },
+      { outlet_type: 'webhook', request: { url: 'https://example.com/' }, secret: 'short' },
+    ]) {
+      const res = await send('POST', `/api/datatargets/${target.id}/outlets/`, body);
+      expect([res.status, res.body.error?.code]).toEqual([400, 'invalid_request']);
+    }
+  });
+
+  it('never requests a private address unless allowed, and says so in the log', async () => {
+    const receiver = await startReceiver();
+    const strict = new DeliveryWorker(api.rt, { ...api.rt.config.outlets, allowPrivate: false }, api.rt.logger);
+    await worker.stop();
+    await strict.start();
+    try {
+      const target = await newTarget('ssrf');
+      const outlet = (await send('POST', `/api/datatargets/${target.id}/outlets/`, { outlet_type: 'webhook', request: { url: `http://localhost:${receiver.port}/hook`, method: 'POST', content: '{(data)}', is_batched: true } })).body.outlet;
+      await post(target.id, [{ n: 1 }]);
+      const entry = await eventually(async () => {
+        const log = await logOf(target.id, outlet.id);
+        if (log.entries.length === 0) throw new Error('no attempt yet');
+        return log.entries[0];
+      });
+      expect(entry).toMatchObject({ status: 'FAIL', http_request_available: false });
+      expect(entry.fail_reason).toMatch(/refused.*127\.0\.0\.1|refused.*::1/);
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      await strict.stop();
+      worker = new DeliveryWorker(api.rt, api.rt.config.outlets, api.rt.logger);
+      await worker.start();
+      await receiver.close();
+    }
+  });
+
+  it('rebuilding the datatargets projection reproduces the outlet logs and messages', async () => {
+    const snapshot = async () => {
+      const targets = (await send('GET', '/api/datatargets/')).body.datatargets as Json[];
+      const out: unknown[] = [];
+      for (const t of targets) {
+        out.push(t, (await send('GET', `/api/datatargets/${t.id}/retrieve/?limit=1000`)).body);
+        for (const o of t.outlets) out.push(await logOf(t.id, o.id));
+      }
+      return out;
+    };
+    await worker.stop();
+    const before = await snapshot();
+    expect(JSON.stringify(before)).toContain('"status":"FAIL"');
+    await rebuildProjection(api.rt.runnerDeps(), datatargetsProjection);
+    await rebuildProjection(api.rt.runnerDeps(), datasyncProjection);
+    expect(await snapshot()).toEqual(before);
+    worker = new DeliveryWorker(api.rt, api.rt.config.outlets, api.rt.logger);
+    await worker.start();
+  });
+});

@@ -1,0 +1,50 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: any;
+  at: number;
+}
+
+/**
+ * A webhook receiver on loopback: records every request; answers with the next planned status
+ * (then 200), optionally with headers, or runs `handler` when given.
+ */
+export async function startReceiver(options: { plan?: Array<number | { status: number; headers?: Record<string, string> }> } = {}) {
+  const received: Received[] = [];
+  const plan = [...(options.plan ?? [])];
+  let handler: ((r: Received) => number | Promise<number>) | undefined;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      const r: Received = { method: req.method!, url: req.url!, headers: req.headers, body, json, at: Date.now() };
+      received.push(r);
+      const next = handler ? await handler(r) : (plan.shift() ?? 200);
+      const { status, headers } = typeof next === 'number' ? { status: next, headers: {} } : next;
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify({ ok: status < 300 }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    port,
+    received,
+    setHandler(h: typeof handler) {
+      handler = h;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
