@@ -233,15 +233,24 @@ describe('datatargets, outlets and webhook delivery', () => {
     await strict.start();
     try {
       const target = await newTarget('ssrf');
-      const outlet = (await send('POST', `/api/datatargets/${target.id}/outlets/`, { outlet_type: 'webhook', request: { url: `http://localhost:${receiver.port}/hook`, method: 'POST', content: '{(data)}', is_batched: true } })).body.outlet;
+      const p = receiver.port;
+      const urls = [
+        `http://127.0.0.1:${p}/hook`, `http://localhost:${p}/hook`, `http://[::1]:${p}/hook`, `http://[::ffff:127.0.0.1]:${p}/hook`,
+        `http://2130706433:${p}/hook`, `http://0177.0.0.1:${p}/hook`, `http://0.0.0.0:${p}/hook`, 'http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data/',
+      ];
+      const outlets: string[] = [];
+      for (const url of urls) outlets.push((await send('POST', `/api/datatargets/${target.id}/outlets/`, { outlet_type: 'webhook', request: { url, method: 'POST', content: '{(data)}', is_batched: true } })).body.outlet.id);
       await post(target.id, [{ n: 1 }]);
-      const entry = await eventually(async () => {
-        const log = await logOf(target.id, outlet.id);
-        if (log.entries.length === 0) throw new Error('no attempt yet');
-        return log.entries[0];
-      });
-      expect(entry).toMatchObject({ status: 'FAIL', http_request_available: false });
-      expect(entry.fail_reason).toMatch(/refused.*127\.0\.0\.1|refused.*::1/);
+      for (const [i, outletId] of outlets.entries()) {
+        const entry = await eventually(async () => {
+          const log = await logOf(target.id, outletId);
+          if (log.entries.length === 0) throw new Error(`no attempt yet for ${urls[i]}`);
+          return log.entries[0];
+        });
+        expect([urls[i], entry.status, entry.http_request_available]).toEqual([urls[i], 'FAIL', false]);
+        expect(entry.fail_reason).toMatch(/refused/);
+        expect(entry.http_status).toBeUndefined();
+      }
       expect(receiver.received).toHaveLength(0);
     } finally {
       await strict.stop();
