@@ -2,13 +2,13 @@
 // readable) next to a raw COPY of the same rows into scratch tables, in the same run on the same
 // PostgreSQL. `npm run bench` (not part of `npm test`). Median of 3 repetitions.
 import * as os from 'node:os';
-import { customersProjection, eventsProjection, productsProjection, salesProjection } from '../projections';
 import { median } from './bench-database';
-import { copyRate, csvLine, importRates, ratioRow, startBenchService } from './bench-service';
+import { copyRate, csvLine, importRates, ratioRow } from './bench-service';
+import { startServiceProcess } from './service-process';
 
 const TOTAL = Number(process.env.BENCH_ACTIVITY ?? 50_000);
 const PER_REQUEST = 1000;
-const REPS = 3;
+const REPS = Number(process.env.BENCH_REPS ?? 3);
 const TYPES = ['BROWSE', 'BASKET_ADD', 'BROWSE', 'ORDER_SHIPPED', 'BROWSE'];
 
 function event(rep: number, n: number) {
@@ -29,7 +29,7 @@ function saleRow(rep: number, n: number) {
 }
 
 async function main() {
-  const service = await startBenchService([customersProjection, productsProjection, eventsProjection, salesProjection]);
+  const service = await startServiceProcess();
   await service.copyClient.query(`CREATE TABLE scratch_events (id bigint PRIMARY KEY, type text, date timestamptz, customer_id text, email text, data jsonb)`);
   await service.copyClient.query(`CREATE TABLE scratch_sale_rows (sale_external_id text, row_id text, product_id text, quantity numeric, unit_price bigint, discount bigint, header jsonb)`);
   const results: Record<string, { accept: number[]; readable: number[]; copy: number[] }> = { events: { accept: [], readable: [], copy: [] }, sales: { accept: [], readable: [], copy: [] } };
@@ -46,13 +46,14 @@ async function main() {
     results.sales.accept.push(s.accepted);
     results.sales.readable.push(s.readable);
   }
-  console.log(`event and sales import benchmark — ${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}, ${TOTAL.toLocaleString('en')} records in requests of ${PER_REQUEST}, median of ${REPS}`);
+  console.log(`### Customer event and sales imports\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}; ${TOTAL.toLocaleString('en')} records in requests of ${PER_REQUEST} to \`mds start\`, median of ${REPS}; baseline: COPY of the same rows.\n`);
   console.log('| scenario | mds (records/s) | COPY baseline (rows/s) | ratio |');
   console.log('|---|---:|---:|---:|');
   for (const [name, r] of Object.entries(results)) {
     console.log(ratioRow(`${name}: accepted (200 after a durable append)`, median(r.accept), median(r.copy)));
     console.log(ratioRow(`${name}: end to end (run completed, readable)`, median(r.readable), median(r.copy)));
   }
+  console.log('');
   await service.close();
 }
 

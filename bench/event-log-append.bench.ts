@@ -6,7 +6,7 @@ import { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS } from '../libs/eve
 import { createPool, runMigrations, type Pool } from '../libs/platform/src';
 import { benchDatabase, median } from './bench-database';
 
-const REPS = 3;
+const REPS = Number(process.env.BENCH_REPS ?? 3);
 const payload = () => ({ email: `${randomUUID()}@example.com`, first_name: 'Ada', last_name: 'Lovelace', can_email: true, tags: ['vip', 'newsletter'] });
 
 async function timed(total: number, run: () => Promise<void>): Promise<number> {
@@ -30,8 +30,9 @@ interface Scenario {
   baseline(pool: Pool, rep: number): Promise<number>;
 }
 
-const ONE = 20_000;
-const BATCHED = 100_000;
+const SCALE = Number(process.env.BENCH_APPEND_SCALE ?? 1);
+const ONE = Math.round(20_000 * SCALE);
+const BATCHED = Math.round(100_000 * SCALE / 100) * 100;
 
 const scenarios: Scenario[] = [
   {
@@ -68,7 +69,7 @@ async function main() {
     await runMigrations(pool, [POSTGRES_EVENT_STORE_MIGRATIONS]);
     await pool.query(`CREATE TABLE bench_plain (position bigserial PRIMARY KEY, id uuid NOT NULL UNIQUE, stream text NOT NULL, type text NOT NULL, data jsonb NOT NULL)`);
     const store = new PostgresEventStore(pool);
-    console.log(`event-log append benchmark — ${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${db.serverVersion}, median of ${REPS}`);
+    console.log(`### Event-log append, Postgres adapter (scenario 3)\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${db.serverVersion}, median of ${REPS}; baseline: plain INSERTs of the same rows (the Emmett comparison the scenario asks for is not measured yet).\n`);
     console.log('| scenario | mds append (events/s) | plain INSERT baseline (rows/s) | ratio |');
     console.log('|---|---:|---:|---:|');
     for (const s of scenarios) {

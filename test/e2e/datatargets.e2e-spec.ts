@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { DeliveryWorker } from '../../apps/outlet-worker/src/delivery-worker';
-import { customersProjection, datasyncProjection, datatargetsProjection, rebuildProjection } from '../../projections';
+import { customersProjection, datasyncProjection, datatargetsProjection, rebuildProjection, waitForProjection } from '../../projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { startReceiver } from '../support/receiver';
@@ -271,6 +271,9 @@ describe('datatargets, outlets and webhook delivery', () => {
       return out;
     };
     await worker.stop();
+    // Every attempt the worker recorded is in the log; the snapshot is taken once the read model has it all.
+    const head = await api.rt.store.headPosition();
+    for (const name of ['datatargets', 'datasync']) await waitForProjection(api.rt.pool, name, head);
     const before = await snapshot();
     expect(JSON.stringify(before)).toContain('"status":"FAIL"');
     await rebuildProjection(api.rt.runnerDeps(), datatargetsProjection);

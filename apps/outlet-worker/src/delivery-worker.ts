@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import {
+  closeKeptAliveConnections,
   DELIVERY_ATTEMPTED,
   deliver,
   OUTLET_CONTROLLED,
@@ -49,6 +51,8 @@ export class DeliveryWorker {
   private readonly abort = new AbortController();
   private readonly owned = new Map<string, Promise<void>>();
   private lease?: LeaseClient;
+  /** Scopes this worker's kept-alive connections (several workers may share a process). */
+  private readonly id = randomUUID();
   private loop?: Promise<void>;
   delivered = 0;
 
@@ -68,6 +72,7 @@ export class DeliveryWorker {
     this.abort.abort();
     await this.loop;
     await Promise.allSettled(this.owned.values());
+    await closeKeptAliveConnections(`${this.id}:`);
     await this.lease?.end().catch(() => undefined);
   }
 
@@ -98,48 +103,64 @@ export class DeliveryWorker {
   /**
    * Delivers one owned outlet until it is paused, deleted, or the worker stops. The state and the
    * stream revision are read from the outlet stream when idle or after a conflict, and otherwise kept
-   * from the worker's own last append (an operator's control makes that append fail, so it is seen).
+   * from the worker's own appends (an operator's control makes the next append fail, so it is seen).
+   * Recording an attempt overlaps with sending the next batch — which is only sent once the previous
+   * one succeeded — so at most two batches are unrecorded when a worker dies (both are sent again).
    */
   private async deliverOutlet(outletId: string, datatargetId: string): Promise<void> {
     const signal = this.abort.signal;
     const stream = outletStream(outletId);
     let known: { state: OutletState; revision: number | 'no_stream' } | undefined;
-    while (!signal.aborted) {
-      const outlet = await findOutlet(this.runtime.pool, datatargetId, outletId);
-      if (!known) {
-        const [last] = await this.runtime.store.readStream(stream, { direction: 'backwards', limit: 1 });
-        known = { state: outletStateOf(last), revision: last ? last.revision : 'no_stream' };
-      }
-      const { state, revision } = known;
-      if (!outlet || state.paused !== null) return;
-      const now = Date.now();
-      const def = outlet.definition;
-      const notBefore = Math.max(
-        state.retry_at ? Date.parse(state.retry_at) : 0,
-        state.last_attempt_at ? Date.parse(state.last_attempt_at) + Number(def.min_request_interval) * 1000 : 0,
-      );
-      if (notBefore > now) {
-        known = undefined; // an operator may retry now: read again after the wait
-        await sleep(Math.min(notBefore - now, this.config.pollMs * 4), signal);
-        continue;
-      }
-      const batch = await readMessages(this.runtime.pool, datatargetId, state.last_delivered_message_number, def.is_batched ? def.max_batch_size : 1);
-      if (batch.length === 0) {
-        known = undefined;
-        await sleep(this.config.pollMs, signal);
-        continue;
-      }
-      const events = await this.attempt(def, outletId, state, batch);
-      try {
-        const result = await this.runtime.store.append(stream, events, { expectedRevision: revision });
+    let recording: Promise<boolean> | undefined;
+    const settle = async () => {
+      const recorded = recording ? await recording : true;
+      recording = undefined;
+      if (!recorded) known = undefined;
+      return recorded;
+    };
+    try {
+      while (!signal.aborted) {
+        const outlet = await findOutlet(this.runtime.pool, datatargetId, outletId);
+        if (!known) {
+          await settle();
+          const [last] = await this.runtime.store.readStream(stream, { direction: 'backwards', limit: 1 });
+          known = { state: outletStateOf(last), revision: last ? last.revision : 'no_stream' };
+        }
+        const { state, revision } = known;
+        if (!outlet || state.paused !== null) return;
+        const now = Date.now();
+        const def = outlet.definition;
+        const notBefore = Math.max(
+          state.retry_at ? Date.parse(state.retry_at) : 0,
+          state.last_attempt_at ? Date.parse(state.last_attempt_at) + Number(def.min_request_interval) * 1000 : 0,
+        );
+        const batch = notBefore > now ? [] : await readMessages(this.runtime.pool, datatargetId, state.last_delivered_message_number, def.is_batched ? def.max_batch_size : 1);
+        if (batch.length === 0) {
+          await settle();
+          known = undefined; // read again after the wait: an operator may have paused, resumed or retried
+          await sleep(notBefore > now ? Math.min(notBefore - now, this.config.pollMs * 4) : this.config.pollMs, signal);
+          continue;
+        }
+        const events = await this.attempt(def, outletId, state, batch);
+        // The previous attempt must be recorded before this one; if it could not be, both go again.
+        if (!(await settle())) continue;
         const recorded = events[events.length - 1].data as DeliveryAttempted | OutletControlled;
-        known = { state: recorded.state, revision: result.nextRevision };
-        if ((events[0].data as DeliveryAttempted).entry.status === 'OK') this.delivered += batch.length;
-      } catch (err) {
-        // An operator control or another owner wrote first: read the state again (the batch may go again).
-        if (!(err instanceof WrongExpectedRevisionError)) throw err;
-        known = undefined;
+        known = { state: recorded.state, revision: (revision === 'no_stream' ? -1 : revision) + events.length };
+        const ok = (events[0].data as DeliveryAttempted).entry.status === 'OK';
+        recording = this.runtime.store.append(stream, events, { expectedRevision: revision }).then(
+          () => {
+            if (ok) this.delivered += batch.length;
+            return true;
+          },
+          (err) => {
+            // An operator control or another owner wrote first: read the state again.
+            if (err instanceof WrongExpectedRevisionError) return false;
+            throw err;
+          },
+        );
       }
+    } finally {
+      await settle().catch(() => undefined);
     }
   }
 
@@ -151,7 +172,7 @@ export class DeliveryWorker {
     const startedAt = performance.timeOrigin + performance.now();
     const result = await deliver(
       { url: def.request.url, method: def.request.method, headers: { ...def.request.headers, 'content-type': 'application/json' }, body: def.request.method === 'GET' ? undefined : body },
-      { allowPrivate: this.config.allowPrivate, connectTimeoutMs: this.config.connectTimeoutMs, totalTimeoutMs: this.config.totalTimeoutMs, secret, webhookId },
+      { allowPrivate: this.config.allowPrivate, connectTimeoutMs: this.config.connectTimeoutMs, totalTimeoutMs: this.config.totalTimeoutMs, secret, webhookId, keepAliveKey: `${this.id}:${outletId}` },
     );
     const firstNumber = Number(batch[0].number);
     const lastNumber = Number(batch[batch.length - 1].number);

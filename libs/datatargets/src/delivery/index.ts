@@ -1,4 +1,4 @@
-export { deliver } from './webhook-client';
+export { closeKeptAliveConnections, deliver } from './webhook-client';
 export type { DeliveryOptions, DeliveryResult, WebhookRequest } from './webhook-client';
 export { destinationProblem } from './destination';
 export { signPayload } from './signing';

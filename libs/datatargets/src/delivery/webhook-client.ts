@@ -28,6 +28,12 @@ export interface DeliveryOptions {
   now?: () => Date;
   /** Replaces DNS, for tests. */
   lookup?: (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+  /**
+   * Keeps the connection open for the next delivery with the same key (one caller at a time per key,
+   * e.g. an outlet). New connections are still resolved, checked and pinned; a connection that timed
+   * out, was cut at the reply cap or failed is dropped. Absent: a connection per delivery.
+   */
+  keepAliveKey?: string;
 }
 
 export interface DeliveryResult {
@@ -57,7 +63,7 @@ export async function deliver(request: WebhookRequest, options: DeliveryOptions)
   const secrets = [...(options.secret ? secretSpellings(options.secret) : []), ...sensitiveValues(headers)];
   const mask = (text: string): string => maskText(text, secrets);
   const requestTarget = target.url ? target.url.pathname + target.url.search : request.url;
-  const rawRequest = mask(renderRequest(request.method, requestTarget, wireHeaders(request, headers, target.url), request.body));
+  const rawRequest = mask(renderRequest(request.method, requestTarget, wireHeaders(request, headers, target.url, options.keepAliveKey !== undefined), request.body));
   if (target.problem !== undefined) {
     return { ok: false, failReason: mask(target.problem), startedAt, requestTimeMs: 0, rawRequest };
   }
@@ -132,13 +138,13 @@ function percentDecoded(text: string): string {
 }
 
 /** The header block as undici writes it: host, connection, the caller's headers, content-length. */
-function wireHeaders(request: WebhookRequest, headers: HeaderList, url: URL | undefined): HeaderList {
+function wireHeaders(request: WebhookRequest, headers: HeaderList, url: URL | undefined, keepAlive: boolean): HeaderList {
   const host = header(headers, 'host') ?? url?.host;
   const rest = headers.filter(([name]) => !['host', 'content-length'].includes(name.toLowerCase()));
   const length = Buffer.byteLength(request.body ?? '');
   return [
     ...(host === undefined ? [] : ([['Host', host]] as HeaderList)),
-    ['connection', 'close'],
+    ['connection', keepAlive ? 'keep-alive' : 'close'],
     ...rest,
     ...(length > 0 || PAYLOAD_METHODS.has(request.method.toUpperCase()) ? ([['content-length', String(length)]] as HeaderList) : []),
   ];
@@ -185,13 +191,17 @@ async function exchangeOnce(url: URL, request: WebhookRequest, headers: HeaderLi
     };
   });
 
-  // One agent per delivery: its only connector is the pinned one, and destroying it at the end
-  // drops whatever is still open (a reply past the cap, a receiver that never answers).
-  const agent = new Agent({
-    connect: pinnedConnector(url, options, exchange),
-    headersTimeout: options.totalTimeoutMs,
-    bodyTimeout: options.totalTimeoutMs,
-  });
+  // One agent per delivery, or per keep-alive key: its only connector is the pinned one, and
+  // destroying it drops whatever is still open (a reply past the cap, a receiver that never answers).
+  const pooled = options.keepAliveKey === undefined ? undefined : pooledAgent(url, options);
+  if (pooled) pooled.current = exchange;
+  const agent =
+    pooled?.agent ??
+    new Agent({
+      connect: pinnedConnector(url, options, () => exchange),
+      headersTimeout: options.totalTimeoutMs,
+      bodyTimeout: options.totalTimeoutMs,
+    });
   const timer = setTimeout(() => {
     exchange.timedOut = !exchange.settled;
     finish();
@@ -236,7 +246,7 @@ async function exchangeOnce(url: URL, request: WebhookRequest, headers: HeaderLi
         method: request.method,
         headers: headers.flat(),
         body: request.body ?? null,
-        reset: true,
+        reset: !pooled,
       },
       handler,
     );
@@ -247,8 +257,47 @@ async function exchangeOnce(url: URL, request: WebhookRequest, headers: HeaderLi
 
   await finished;
   clearTimeout(timer);
-  await agent.destroy().catch(() => undefined);
+  const clean = exchange.status !== undefined && !exchange.timedOut && !exchange.truncated && exchange.error === undefined;
+  if (!pooled || !clean) {
+    if (pooled) KEPT_ALIVE.delete(pooled.key);
+    await agent.destroy().catch(() => undefined);
+  }
   return exchange;
+}
+
+type ConnectSink = Pick<Exchange, 'problem' | 'refused' | 'connected' | 'settled'>;
+
+interface PooledAgent {
+  key: string;
+  agent: Agent;
+  current: ConnectSink;
+}
+
+const KEPT_ALIVE = new Map<string, PooledAgent>();
+
+function pooledAgent(url: URL, options: DeliveryOptions): PooledAgent {
+  const key = JSON.stringify([options.keepAliveKey, url.origin, options.allowPrivate, options.connectTimeoutMs, options.totalTimeoutMs, options.lookup !== undefined]);
+  let pooled = KEPT_ALIVE.get(key);
+  if (!pooled) {
+    const entry: PooledAgent = { key, current: { settled: true, connected: false, refused: false }, agent: undefined as unknown as Agent };
+    entry.agent = new Agent({
+      connect: pinnedConnector(url, options, () => entry.current),
+      headersTimeout: options.totalTimeoutMs,
+      bodyTimeout: options.totalTimeoutMs,
+      connections: 1,
+      keepAliveTimeout: 10_000,
+    });
+    KEPT_ALIVE.set(key, entry);
+    pooled = entry;
+  }
+  return pooled;
+}
+
+/** Closes the kept-alive connections whose key starts with `prefix` (all without one): a worker stopping. */
+export async function closeKeptAliveConnections(prefix = ''): Promise<void> {
+  const mine = [...KEPT_ALIVE.values()].filter((p) => (JSON.parse(p.key) as [string])[0].startsWith(prefix));
+  for (const p of mine) KEPT_ALIVE.delete(p.key);
+  await Promise.all(mine.map((p) => p.agent.destroy().catch(() => undefined)));
 }
 
 /*
@@ -256,24 +305,24 @@ async function exchangeOnce(url: URL, request: WebhookRequest, headers: HeaderLi
  * the check and the connect can resolve the name again (DNS rebinding). Addresses are tried in
  * resolver order, so an unreachable IPv6 address falls back to IPv4.
  */
-function pinnedConnector(url: URL, options: DeliveryOptions, exchange: Exchange): buildConnector.connector {
+function pinnedConnector(url: URL, options: DeliveryOptions, sink: () => ConnectSink): buildConnector.connector {
   const connect = buildConnector({ timeout: options.connectTimeoutMs });
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const servername = isIP(hostname) ? undefined : hostname.replace(/\.$/, '');
 
   return (connectOptions, callback) => {
     const fail = (problem: string, refused = false): void => {
-      exchange.problem = problem;
-      exchange.refused = refused;
+      sink().problem = problem;
+      sink().refused = refused;
       callback(new Error(problem), null);
     };
     const attempt = (addresses: string[], index: number, lastError: Error | undefined): void => {
-      if (exchange.settled) return void callback(lastError ?? new Error('delivery already finished'), null);
+      if (sink().settled) return void callback(lastError ?? new Error('delivery already finished'), null);
       if (index >= addresses.length) return void callback(lastError ?? new Error('no address to connect to'), null);
       try {
         connect({ ...connectOptions, hostname: addresses[index], servername }, (error, socket) => {
           if (error) return attempt(addresses, index + 1, error);
-          exchange.connected = true;
+          sink().connected = true;
           callback(null, socket);
         });
       } catch (error) {

@@ -1,0 +1,59 @@
+// `npm run bench`: every benchmark, each in a process of its own (the services they start are child
+// processes too), its table printed as it finishes, all of them written to bench/RESULTS.md.
+// `BENCH_SMOKE=1` runs them tiny and once (about a minute): a check that they work, not figures.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const SMOKE_ENV = { BENCH_REPS: '1', BENCH_CUSTOMERS: '2000', BENCH_ACTIVITY: '2000', BENCH_MESSAGES: '1000', BENCH_APPEND_SCALE: '0.05', BENCH_REBUILD_CUSTOMERS: '5000' };
+
+const BENCHES = [
+  { script: 'event-log-append.bench.js', scenario: '3' },
+  { script: 'customer-import.bench.js', scenario: '1, 2, 8' },
+  { script: 'activity-import.bench.js', scenario: 'event and sales imports' },
+  { script: 'outlet-delivery.bench.js', scenario: '6' },
+  { script: 'projection-rebuild.bench.js', scenario: '4' },
+];
+
+function run(script: string): Promise<{ code: number | null; out: string; seconds: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(__dirname, script)], { cwd: ROOT, env: { ...process.env, ...(SMOKE ? SMOKE_ENV : {}) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      process.stdout.write(d);
+    });
+    child.on('exit', (code) => resolve({ code, out, seconds: Math.round((Date.now() - started) / 1000) }));
+  });
+}
+
+async function main() {
+  const sections: string[] = [];
+  let failed = 0;
+  for (const b of BENCHES) {
+    process.stderr.write(`\n▶ ${b.script} (scenario ${b.scenario})${SMOKE ? ', smoke' : ''}\n`);
+    const { code, out, seconds } = await run(b.script);
+    if (code !== 0) failed++;
+    sections.push(code === 0 ? `${out.trim()}\n\n_${seconds} s_` : `### ${b.script}\n\nfailed (exit ${code}); see the console output.`);
+  }
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  const header = [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\`${SMOKE ? ' in smoke mode (tiny sizes, one repetition: not figures to quote)' : ''} on ${new Date().toISOString()}.`,
+    `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB, ${os.type()} ${os.release()}; Node ${process.version}; marketing-data-service ${pkg.version}.`,
+    'Each table compares the service with a baseline measured in the same run on the same PostgreSQL; figures are medians of the repetitions.',
+    'Scenarios 5 (append-to-readable p99) and 7 (retrieval latency under load) are not measured yet.',
+    '',
+  ].join('\n');
+  const target = path.join(ROOT, 'bench', SMOKE ? 'RESULTS.smoke.md' : 'RESULTS.md');
+  fs.writeFileSync(target, `${header}\n${sections.join('\n\n')}\n`);
+  process.stderr.write(`\nwrote ${path.relative(ROOT, target)}\n`);
+  if (failed > 0) process.exit(1);
+}
+
+void main();
