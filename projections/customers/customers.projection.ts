@@ -18,7 +18,7 @@ import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
  */
 export const customersProjection: Projection = {
   name: 'customers',
-  version: 2,
+  version: 3,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   batchSize: 20,
   // forgotten_identifiers is read by events and sales retrieval too (their records of forgotten customers are scrubbed).
@@ -46,9 +46,10 @@ export const customersProjection: Projection = {
 async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
   // Events without an effect stay as null, so every record keeps its index (and a created customer its id).
   const patches = (e: RecordedEvent) =>
-    e.type === EVENTS_IMPORTED
+    (e.type === EVENTS_IMPORTED
       ? (e.data as { records: Array<EventRecord | EventDeletion> }).records.map((r) => (isDeletion(r) ? null : (customerEffect(r) ?? null)))
-      : (e.data as { records: unknown[] }).records;
+      : (e.data as { records: Array<Record<string, unknown>> }).records
+    ).map((r) => (r && needsMerge(r) ? { ...r, $merge: true } : r));
   await tx.query(
     `CREATE TEMP TABLE cb ON COMMIT DROP AS
      SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
@@ -87,9 +88,25 @@ async function resolveTargets(tx: ProjectionTx): Promise<number> {
   return rowCount ?? 0;
 }
 
+/**
+ * customer_merge for records that need it (list operations, "" removals: marked `$merge` when the
+ * page is loaded); a plain record is one jsonb concatenation without a function call.
+ */
+const MERGE = (cur: string, rec: string) =>
+  `CASE WHEN ${rec} ? '$merge' THEN customer_merge(${cur}, ${rec}) ELSE ${cur} || (${rec} - ARRAY['$phone', '$token', '$no_create']) END`;
+
+/** True when merging this record needs more than a concatenation. */
+function needsMerge(rec: Record<string, unknown>): boolean {
+  for (const [k, v] of Object.entries(rec)) if (v === '' || k.endsWith('.add') || k.endsWith('.remove')) return true;
+  return false;
+}
+
 async function applyWave(tx: ProjectionTx): Promise<void> {
   // The wave: records first (in log order) among the remaining ones for each identifier and target.
-  await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS
+  // When no identifier or target repeats among them (the usual page), that is all of them: no sorting.
+  const { rows } = await tx.query<{ distinct: boolean }>(`SELECT count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone)
+      AND count(email) = count(DISTINCT email) AND count(token) = count(DISTINCT token) AND count(target) = count(DISTINCT target) AS distinct FROM cb`);
+  await tx.query(rows[0].distinct ? 'CREATE TEMP TABLE wave ON COMMIT DROP AS SELECT * FROM cb' : `CREATE TEMP TABLE wave ON COMMIT DROP AS
     SELECT * FROM (
       SELECT cb.*,
              min(ord) OVER (PARTITION BY ext) AS f_ext, min(ord) OVER (PARTITION BY phone) AS f_phone,
@@ -115,7 +132,7 @@ async function applyWave(tx: ProjectionTx): Promise<void> {
       is_forgotten = forget,
       updated_at = u.at,
       updated_position = u.position
-    FROM (SELECT w.target, w.rec, w.at, w.position, customer_merge(c2.data, w.rec) AS merged,
+    FROM (SELECT w.target, w.rec, w.at, w.position, ${MERGE('c2.data', 'w.rec')} AS merged,
                  coalesce((w.rec->>'is_forgotten')::boolean, false) AS forget
             FROM wave w JOIN customers c2 ON c2.customer_id = w.target WHERE NOT c2.is_forgotten) u
    WHERE c.customer_id = u.target`);
@@ -126,7 +143,7 @@ async function applyWave(tx: ProjectionTx): Promise<void> {
            CASE WHEN forget THEN NULL ELSE lower(merged->>'email') END,
            CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
            coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.at, w.at, w.position
-      FROM (SELECT wave.*, customer_merge('{}'::jsonb, wave.rec) AS merged, coalesce((wave.rec->>'is_forgotten')::boolean, false) AS forget
+      FROM (SELECT wave.*, ${MERGE("'{}'::jsonb", 'wave.rec')} AS merged, coalesce((wave.rec->>'is_forgotten')::boolean, false) AS forget
               FROM wave WHERE target IS NULL AND NOT wave.rec ? '$no_create') w`);
   // A patch that only updates (an unsubscription) and, first in its wave, found no customer is done:
   // it waited for every earlier record naming its identifiers, so none will create that customer now.
