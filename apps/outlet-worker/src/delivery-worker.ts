@@ -186,7 +186,8 @@ export class DeliveryWorker {
     const entry: OutletLogEntry = {
       entry_number: entryNumber,
       entry_key: `${outletId}:${entryNumber}`,
-      date: microIso(Math.max(startedAt, result.startedAt.getTime())),
+      // The client's start time (the one throttling and backoff count from), with the microseconds of the worker's clock.
+      date: microIso(result.startedAt.getTime() + (startedAt % 1)),
       batch_number: state.batch_number,
       batch_size: batch.length,
       ...(datasync ? { after_update: await this.updateBefore(def.datatarget_id, state.last_delivered_message_number) } : { first_message_number: firstNumber }),
