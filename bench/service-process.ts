@@ -31,7 +31,9 @@ async function freePort(): Promise<number> {
 }
 
 async function startOnce(port: number, db: BenchDatabase, password: string, env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<unknown> } | { error: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'mds.js'), 'start'], {
+  // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (written when it stops).
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin', 'mds.js'), 'start'], {
     cwd: ROOT,
     env: {
       ...process.env, ...env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', MDS_DATA_DIR: db.dataDir,

@@ -119,8 +119,14 @@ export class DeliveryWorker {
       return recorded;
     };
     try {
+      let outlet: Awaited<ReturnType<typeof findOutlet>>;
+      let outletReadAt = 0;
       while (!signal.aborted) {
-        const outlet = await findOutlet(this.runtime.pool, datatargetId, outletId);
+        // The definition is read again at least every second (and after every wait): changes apply that fast.
+        if (!known || Date.now() - outletReadAt > 1000) {
+          outlet = await findOutlet(this.runtime.pool, datatargetId, outletId);
+          outletReadAt = Date.now();
+        }
         if (!known) {
           await settle();
           const [last] = await this.runtime.store.readStream(stream, { direction: 'backwards', limit: 1 });
