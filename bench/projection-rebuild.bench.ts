@@ -58,7 +58,7 @@ async function main() {
     plain.push(TOTAL / (Number(process.hrtime.bigint() - t) / 1e9));
   }
   console.log(`### Projection rebuild (scenario 4)\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}; the customers projection rebuilt from ${TOTAL.toLocaleString('en')} imported customers by \`mds projections rebuild customers\` (a new generation beside the live one, then the switch), median of ${REPS}; baseline: a plain loop reading the same events by position and upserting each page of ${PAGE} chunks with one statement.\n`);
-  console.log('| scenario | mds (events/s) | plain loop (events/s) | ratio |');
+  console.log('| scenario | mds (records/s) | plain loop (records/s) | ratio |');
   console.log('|---|---:|---:|---:|');
   console.log(ratioRow('4. customers projection rebuild (records/s)', median(ours), median(plain)));
   console.log('');
