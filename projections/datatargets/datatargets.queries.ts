@@ -6,6 +6,8 @@ const SENSITIVE_HEADER = /authorization|cookie|token|secret|key|password|signatu
 export interface OutletRow {
   definition: OutletDefinition;
   state: OutletState;
+  /** The datatarget's `enabled`: a disabled datatarget holds all its outlets. */
+  datatargetEnabled?: boolean;
 }
 
 /** What the API shows of an outlet: its request (credentials in headers masked), batching, delivery state. */
@@ -87,7 +89,7 @@ export async function readMessages(pool: Pool, datatargetId: string, after: numb
 
 export async function findOutlet(pool: Pool, datatargetId: string, outletId: string): Promise<OutletRow | undefined> {
   const { rows } = await pool.query<OutletRow>(
-    `SELECT o.definition, o.state FROM outlets o JOIN datatargets d USING (datatarget_id)
+    `SELECT o.definition, o.state, d.enabled AS "datatargetEnabled" FROM outlets o JOIN datatargets d USING (datatarget_id)
       WHERE o.outlet_id = $1 AND o.datatarget_id = $2 AND NOT o.is_deleted AND NOT d.is_deleted`,
     [outletId, datatargetId],
   );

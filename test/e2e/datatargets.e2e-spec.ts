@@ -210,6 +210,23 @@ describe('datatargets, outlets and webhook delivery', () => {
     }
   });
 
+  it('holds every outlet of a disabled datatarget; posting still works, enabling delivers', async () => {
+    const receiver = await startReceiver();
+    try {
+      const target = await newTarget('paused target');
+      const outlet = (await send('POST', `/api/datatargets/${target.id}/outlets/`, { outlet_type: 'webhook', request: { url: receiver.url, content: '{(data)}', is_batched: true } })).body.outlet;
+      expect((await send('PATCH', `/api/datatargets/${target.id}/`, { enabled: false })).body.datatarget.enabled).toBe(false);
+      expect(await post(target.id, [{ n: 1 }])).toEqual({ first_message_number: 1, messages_count: 1 });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.received).toHaveLength(0);
+      expect((await send('PATCH', `/api/datatargets/${target.id}/`, { enabled: true })).body.datatarget.enabled).toBe(true);
+      await eventually(async () => expect((await outletOf(target.id, outlet.id)).last_delivered_message_number).toBe(1));
+      expect(receiver.received.map((r) => r.json)).toEqual([[{ n: 1 }]]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('refuses outlet definitions that cannot work', async () => {
     const target = await newTarget('bad outlets');
     for (const body of [

@@ -133,7 +133,7 @@ export class DeliveryWorker {
           known = { state: outletStateOf(last), revision: last ? last.revision : 'no_stream' };
         }
         const { state, revision } = known;
-        if (!outlet || state.paused !== null) return;
+        if (!outlet || state.paused !== null || outlet.datatargetEnabled === false) return;
         const now = Date.now();
         const def = outlet.definition;
         const notBefore = Math.max(
