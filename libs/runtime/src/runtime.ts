@@ -44,6 +44,24 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * The first connection may be slow (a PostgreSQL just started on a busy machine, a server still
+ * recovering): tries for up to a minute, saying so, before giving up.
+ */
+async function waitForDatabase(pool: Pool, logger: Logger, deadlineMs = 60_000): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pool.query('SELECT 1');
+      return;
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      logger.warn({ err: (err as Error).message, attempt }, 'waiting for PostgreSQL');
+      await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)));
+    }
+  }
+}
+
 export async function openRuntime(
   config: AppConfig,
   options: { logger?: Logger; projections?: Projection[]; role?: string; poolSize?: number } = {},
@@ -57,6 +75,7 @@ export async function openRuntime(
   }
   const pool = createPool(databaseUrl, { max: options.poolSize ?? config.poolSize, applicationName: `mds-${options.role ?? 'service'}`, logger });
   try {
+    await waitForDatabase(pool, logger);
     await runMigrations(pool, [
       { component: 'platform', dir: path.join(__dirname, 'migrations') },
       POSTGRES_EVENT_STORE_MIGRATIONS,
