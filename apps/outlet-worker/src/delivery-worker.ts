@@ -120,6 +120,7 @@ export class DeliveryWorker {
     };
     try {
       let outlet: Awaited<ReturnType<typeof findOutlet>>;
+      let prefetched: { after: number; size: number; rows: ReturnType<typeof readMessages> } | undefined;
       let outletReadAt = 0;
       while (!signal.aborted) {
         // The definition is read again at least every second (and after every wait): changes apply that fast.
@@ -140,13 +141,22 @@ export class DeliveryWorker {
           state.retry_at ? Date.parse(state.retry_at) : 0,
           state.last_attempt_at ? Date.parse(state.last_attempt_at) + Number(def.min_request_interval) * 1000 : 0,
         );
-        const batch = notBefore > now ? [] : await readMessages(this.runtime.pool, datatargetId, state.last_delivered_message_number, def.is_batched ? def.max_batch_size : 1);
+        const size = def.is_batched ? def.max_batch_size : 1;
+        const after = state.last_delivered_message_number;
+        // The batch read while the previous one was being sent, when it starts where delivery stands.
+        const batch =
+          notBefore > now ? [] : prefetched && prefetched.after === after && prefetched.size === size ? await prefetched.rows.catch(() => readMessages(this.runtime.pool, datatargetId, after, size)) : await readMessages(this.runtime.pool, datatargetId, after, size);
+        prefetched = undefined;
         if (batch.length === 0) {
           await settle();
           known = undefined; // read again after the wait: an operator may have paused, resumed or retried
           await sleep(notBefore > now ? Math.min(notBefore - now, this.config.pollMs * 4) : this.config.pollMs, signal);
           continue;
         }
+        const lastNumber = Number(batch[batch.length - 1].number);
+        const rows = readMessages(this.runtime.pool, datatargetId, lastNumber, size);
+        rows.catch(() => undefined); // a failed prefetch is read again on its turn
+        prefetched = { after: lastNumber, size, rows };
         const events = await this.attempt(def, outletId, state, batch);
         // The previous attempt must be recorded before this one; if it could not be, both go again.
         if (!(await settle())) continue;
