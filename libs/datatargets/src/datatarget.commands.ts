@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from '../../event-store/src';
+import { appendDecided, type EventStore, type RecordedEvent } from '../../event-store/src';
 import { chunkRecords } from '../../imports/src';
 import { conflict, invalidRequest, notFound, type SecretBox } from '../../platform/src';
 import {
@@ -27,7 +27,6 @@ import {
 } from './datatarget.events';
 
 export const MAX_MESSAGES_PER_POST = 10_000;
-const MAX_RETRIES = 50;
 
 interface Meta {
   actor: string;
@@ -35,21 +34,6 @@ interface Meta {
 }
 
 const metadata = (m: Meta) => ({ actor: m.actor, request_id: m.requestId });
-
-/** Appends with optimistic concurrency at the stream's last revision, re-deciding on a conflict. */
-async function appendDecided(store: EventStore, stream: string, decide: (last: RecordedEvent | undefined) => NewEvent[]): Promise<{ position: number; events: NewEvent[] }> {
-  for (let attempt = 0; ; attempt++) {
-    const [last] = await store.readStream(stream, { direction: 'backwards', limit: 1 });
-    const events = decide(last);
-    try {
-      const result = await store.append(stream, events, { expectedRevision: last ? last.revision : 'no_stream' });
-      return { position: result.position, events };
-    } catch (err) {
-      if (!(err instanceof WrongExpectedRevisionError) || attempt >= MAX_RETRIES) throw err;
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
-    }
-  }
-}
 
 /** The datatarget's last event: where numbering stands; 404 when there is none or it was deleted. */
 function liveHead(last: RecordedEvent | undefined, id: string): { lastMessageNumber: number } {
@@ -312,4 +296,3 @@ export async function controlOutlet(store: EventStore, outletId: string, action:
   return position;
 }
 
-export { appendDecided };

@@ -5,3 +5,4 @@ export * from './upcasters';
 export { catchUpSubscription } from './catch-up';
 export { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS } from './postgres/postgres-event-store';
 export { EsdbEventStore } from './esdb/esdb-event-store';
+export { appendDecided } from './append-decided';

@@ -150,15 +150,15 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
         groups.delete(id!);
         for (const r of rows) errors.push({ index: r.index, field: null, code: 'transaction_rejected', message: `transaction ${id}: row ${e.index} was rejected, so is the transaction` });
       }
+      // Transaction-level fields of each transaction: whichever row carries them, a later row winning.
+      const fieldsOf = new Map([...groups].map(([id, rows]) => [id, Object.assign({}, ...rows.map((r) => r.record.fields)) as Record<string, unknown>]));
+      const hasCustomer = (f: Record<string, unknown>) => ['sale_customer_id', 'sale_phone_number', 'sale_email'].some((k) => f[k] !== undefined);
       // Only transactions lacking a date or a customer need an earlier import of theirs.
-      const lacking = [...groups].filter(([, rows]) => {
-        const f = Object.assign({}, ...rows.map((r) => r.record.fields)) as Record<string, unknown>;
-        return f.sale_date === undefined || ['sale_customer_id', 'sale_phone_number', 'sale_email'].every((k) => f[k] === undefined);
-      });
-      const known = lacking.length > 0 ? await deps.knownTransactions(lacking.map(([id]) => id)) : new Map<string, { hasDate: boolean; hasCustomer: boolean }>();
+      const lacking = [...fieldsOf].filter(([, f]) => f.sale_date === undefined || !hasCustomer(f)).map(([id]) => id);
+      const known = lacking.length > 0 ? await deps.knownTransactions(lacking) : new Map<string, { hasDate: boolean; hasCustomer: boolean }>();
       const records: SaleTransaction[] = [];
       for (const [id, rows] of groups) {
-        const fields: Record<string, unknown> = Object.assign({}, ...rows.map((r) => r.record.fields));
+        const fields = fieldsOf.get(id)!;
         const reject = (problem: string, fieldName: string | null, code: string) => {
           for (const r of rows) errors.push({ index: r.index, field: fieldName, code, message: `transaction ${id}: ${problem}` });
         };
@@ -167,7 +167,7 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
           reject('sale_date is required on some row of the transaction (or an earlier import of it)', 'sale_date', 'required');
           continue;
         }
-        if (['sale_customer_id', 'sale_phone_number', 'sale_email'].every((k) => fields[k] === undefined) && !earlier?.hasCustomer) {
+        if (!hasCustomer(fields) && !earlier?.hasCustomer) {
           reject('one of sale_customer_id, sale_phone_number, sale_email is required on some row (or an earlier import of it)', 'sale_customer_id', 'missing_identifier');
           continue;
         }

@@ -17,6 +17,8 @@ CREATE UNIQUE INDEX customers_external_id ON customers (external_id) WHERE exter
 CREATE INDEX customers_phone ON customers (phone, customer_id) WHERE phone IS NOT NULL;
 CREATE INDEX customers_email ON customers (email, customer_id) WHERE email IS NOT NULL;
 CREATE INDEX customers_updated ON customers (updated_at, customer_id);
+-- Subscription events match a customer by its cb_token when they carry nothing else.
+CREATE INDEX customers_cb_token ON customers ((data->>'cb_token'), customer_id) WHERE data ? 'cb_token';
 
 -- Hashes of the identifiers of forgotten customers: later imports with them are ignored, so the
 -- data is not resurrected; the identifiers themselves are not kept.
@@ -37,11 +39,11 @@ CREATE FUNCTION list_update(cur jsonb, rep jsonb, additions jsonb, removals json
            GROUP BY v) b
 $$;
 
--- Only supplied keys change; "" removes a key; list operations applied; "$" keys are matching aids.
--- The common case (no list operations, no "") costs one jsonb concatenation.
+-- Only supplied keys change; "" removes a key; list operations applied; "$" keys are matching aids
+-- ($phone, $token, $no_create, and $merge, which marks the records that need this function at all).
 CREATE FUNCTION customer_merge(cur jsonb, rec jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-  merged jsonb := cur || (rec - ARRAY['$phone', 'tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove']);
+  merged jsonb := cur || (rec - ARRAY['$phone', '$token', '$no_create', '$merge', 'tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove']);
 BEGIN
   IF rec ?| ARRAY['tags.add', 'tags.remove'] THEN
     merged := jsonb_set(merged, '{tags}', list_update(cur->'tags', rec->'tags', rec->'tags.add', rec->'tags.remove'));
