@@ -24,7 +24,7 @@ export { accessProjection } from './access/access.projection';
 export { countUsers, findDatasource, findIntegration, findTokenByHash, listDatasources, listIntegrations, type TokenRecord } from './access/access.queries';
 export { shopsProjection } from './shops/shops.projection';
 export { customersProjection } from './customers/customers.projection';
-export { customerView, listCustomers } from './customers/customers.queries';
+export { listCustomers } from './customers/customers.queries';
 export { productsProjection } from './products/products.projection';
 export { listProducts } from './products/products.queries';
 export { listShops } from './shops/shops.queries';

@@ -13,24 +13,21 @@ export const CUSTOMERS_QUERY_TABLE: QueryTable = {
 };
 const BOOLEAN_DEFAULT_FALSE = new Set(['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms']);
 
-/** What retrieval shows of a customer: its fields, with the permission defaults filled in. */
-export function customerView(data: Record<string, unknown>, forgotten: boolean): Record<string, unknown> {
-  if (forgotten) return { is_forgotten: true };
-  const out: Record<string, unknown> = { ...data };
-  for (const key of BOOLEAN_DEFAULT_FALSE) if (out[key] === undefined) out[key] = false;
-  return out;
-}
+/** The permission defaults retrieval shows when a customer has none as a jsonb the stored fields override (`defaults || data`). */
+const VIEW_DEFAULTS = JSON.stringify(Object.fromEntries([...BOOLEAN_DEFAULT_FALSE].map((k) => [k, false])));
 
 /**
- * A page of live (not deleted) customers in customer_id order after a cursor. Filters compare a
- * field by equality (lists: contains; can_* false also matches absent); `updatedSince` bounds updated_at.
+ * A page of live (not deleted) customers in customer_id order after a cursor, rendered by PostgreSQL
+ * as the JSON text of the page's customers (their fields, the can_* defaults filled in, comma-separated, no brackets): the
+ * rows never get parsed and re-serialised in Node. Filters compare a field by equality (lists:
+ * contains; can_* false also matches absent); `updatedSince` bounds updated_at.
  */
 export async function listCustomers(
   pool: Pool,
   options: { limit: number; after?: number; filters?: Record<string, string>; updatedSince?: string },
-): Promise<Array<{ id: number; customer: Record<string, unknown> }>> {
+): Promise<{ json: string; count: number; lastId: number | null }> {
   // Only the conditions in use, so the planner walks the primary key in order for plain paging.
-  const params: unknown[] = [options.limit];
+  const params: unknown[] = [options.limit, VIEW_DEFAULTS];
   const where = ['NOT is_deleted'];
   if (options.after !== undefined) {
     params.push(options.after);
@@ -57,11 +54,17 @@ export async function listCustomers(
     else if (BOOLEAN_DEFAULT_FALSE.has(key)) where.push(`coalesce(data->>${k}, 'false') = ${v}`);
     else where.push(`data->>${k} = ${v}`);
   }
-  const { rows } = await pool.query<{ customer_id: number; data: Record<string, unknown>; is_forgotten: boolean }>(
-    `SELECT customer_id, data, is_forgotten FROM customers WHERE ${where.join(' AND ')} ORDER BY customer_id LIMIT $1`,
-    params,
+  const text =
+    `SELECT count(*)::int AS count, max(customer_id) AS last_id,
+            coalesce(string_agg(CASE WHEN is_forgotten THEN '{"is_forgotten": true}' ELSE ($2::jsonb || data)::text END, ',' ORDER BY customer_id), '') AS json
+       FROM (SELECT customer_id, data, is_forgotten FROM customers WHERE ${where.join(' AND ')} ORDER BY customer_id LIMIT $1) page`;
+  // Plain paging (the common case) is a prepared statement: planned once per connection.
+  const plain = options.updatedSince === undefined && Object.keys(options.filters ?? {}).length === 0;
+  const { rows } = await pool.query<{ count: number; last_id: string | null; json: string }>(
+    plain ? { name: options.after === undefined ? 'customers-page' : 'customers-page-after', text, values: params } : { text, values: params },
   );
-  return rows.map((r) => ({ id: r.customer_id, customer: customerView(r.data, r.is_forgotten) }));
+  const row = rows[0];
+  return { json: row.json, count: row.count, lastId: row.last_id === null ? null : Number(row.last_id) };
 }
 
 /**

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
 import type { ImportAnswer } from '../../../../libs/imports/src';
 import { invalidRequest } from '../../../../libs/platform/src';
@@ -46,14 +46,15 @@ export class CustomersHttpController {
     description: 'Deleted customers never appear; forgotten ones appear as `{is_forgotten: true}`. `count` is the number of customers in this page.',
   })
   @ApiOkResponse({ description: '`{customers: [...], count, next_url}` (next_url absent on the last page)' })
-  async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
+  async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'updated_since']);
     const updatedSince = query.updated_since ? dateBound('updated_since', query.updated_since, (await loadSettings(this.store)).settings.timezone) : undefined;
     const cursor = after === undefined ? undefined : Number(after);
     if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
-    const rows = await listCustomers(this.runtime.pool, { limit, after: cursor, filters, updatedSince });
-    const customers = rows.map((r) => r.customer);
-    const next = rows.length === limit ? nextUrl(request, String(rows[rows.length - 1].id)) : undefined;
-    return { customers, count: customers.length, ...(next ? { next_url: next } : {}) };
+    const page = await listCustomers(this.runtime.pool, { limit, after: cursor, filters, updatedSince });
+    const next = page.count === limit && page.lastId !== null ? nextUrl(request, String(page.lastId)) : undefined;
+    // The customers arrive as JSON text from PostgreSQL; the envelope is written around them.
+    reply.type('application/json; charset=utf-8');
+    return `{"customers":[${page.json}],"count":${page.count}${next ? `,"next_url":${JSON.stringify(next)}` : ''}}`;
   }
 }
