@@ -33,7 +33,7 @@ export { listEvents, existingEventIds } from './events/events.queries';
 export { salesProjection } from './sales/sales.projection';
 export { listSales, knownSaleTransactions } from './sales/sales.queries';
 export * from './runtime/data-query-sql';
-export { datatargetsProjection } from './datatargets/datatargets.projection';
+export { datatargetsProjection, OUTLETS_CHANNEL } from './datatargets/datatargets.projection';
 export { datasyncProjection } from './datasync/datasync.projection';
 export * from './datatargets/datatargets.queries';
 

@@ -4,6 +4,7 @@ import { PRODUCTS_IMPORTED } from '../../libs/catalog/src';
 import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
 import { DATATARGET_CREATED, DATATARGET_DELETED, type DatatargetCreated } from '../../libs/datatargets/src';
 import { SALES_IMPORTED } from '../../libs/sales/src';
+import { OUTLETS_CHANNEL } from '../datatargets/datatargets.projection';
 import type { Projection } from '../runtime/projection';
 
 const DATATYPE_OF: Record<string, string> = { [CUSTOMERS_IMPORTED]: 'customers', [PRODUCTS_IMPORTED]: 'products', [EVENTS_IMPORTED]: 'events', [SALES_IMPORTED]: 'sales' };
@@ -45,7 +46,8 @@ export const datasyncProjection: Projection = {
             WHERE t.datatype = $1 AND NOT t.is_deleted
            RETURNING datatarget_id, message_number)
          UPDATE datasync_targets t SET last_message_number = x.last
-           FROM (SELECT datatarget_id, max(message_number) AS last FROM ins GROUP BY 1) x WHERE t.datatarget_id = x.datatarget_id`,
+           FROM (SELECT datatarget_id, max(message_number) AS last FROM ins GROUP BY 1) x WHERE t.datatarget_id = x.datatarget_id
+         RETURNING pg_notify('${OUTLETS_CHANNEL}', t.datatarget_id)`,
         [datatype, JSON.stringify((e.data as { records: unknown[] }).records), String(e.position)],
       );
     }

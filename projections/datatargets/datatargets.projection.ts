@@ -22,6 +22,13 @@ import { forEachRun } from '../runtime/data-query-sql';
 import type { Projection, ProjectionTx } from '../runtime/projection';
 
 /**
+ * Notification channel of outlet workers: the payload is a datatarget id whose messages or outlets
+ * changed (sent at commit), so idle outlets wake when there is something to do instead of polling.
+ * A worker's own delivery attempts do not notify.
+ */
+export const OUTLETS_CHANNEL = 'mds_outlets';
+
+/**
  * Datatargets and outlets as their streams define them. Posted messages go in with one statement per
  * run of posts; everything else is one small statement per event (low volume).
  */
@@ -53,7 +60,8 @@ async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promis
   await tx.query(
     `UPDATE datatargets d SET last_message_number = x.last
        FROM (SELECT id, max(last) AS last FROM jsonb_to_recordset($1::jsonb) AS p(id text, last bigint) GROUP BY id) x
-      WHERE d.datatarget_id = x.id`,
+      WHERE d.datatarget_id = x.id
+     RETURNING pg_notify('${OUTLETS_CHANNEL}', d.datatarget_id)`,
     [JSON.stringify(events.map((e) => ({ id: e.stream.slice('datatarget-'.length), last: (e.data as { last_message_number: number }).last_message_number })))],
   );
 }
@@ -72,14 +80,15 @@ async function applyOne(e: RecordedEvent, tx: ProjectionTx): Promise<void> {
     case DATATARGET_CHANGED: {
       const c = (e.data as DatatargetChanged).changes;
       await tx.query(
-        `UPDATE datatargets SET name = coalesce($2, name), description = coalesce($3, description), enabled = coalesce($4, enabled) WHERE datatarget_id = $1`,
+        `UPDATE datatargets SET name = coalesce($2, name), description = coalesce($3, description), enabled = coalesce($4, enabled) WHERE datatarget_id = $1
+         RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`,
         [id, c.name ?? null, c.description ?? null, c.enabled ?? null],
       );
       return;
     }
     case DATATARGET_DELETED:
       await tx.query('UPDATE datatargets SET is_deleted = true WHERE datatarget_id = $1', [id]);
-      await tx.query('UPDATE outlets SET is_deleted = true WHERE datatarget_id = $1', [id]);
+      await tx.query(`UPDATE outlets SET is_deleted = true WHERE datatarget_id = $1 RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [id]);
       return;
     case OUTLET_CREATED: {
       const o = (e.data as OutletCreated).outlet;
@@ -90,14 +99,14 @@ async function applyOne(e: RecordedEvent, tx: ProjectionTx): Promise<void> {
     }
     case OUTLET_CHANGED: {
       const c = e.data as OutletChanged;
-      await tx.query('UPDATE outlets SET definition = definition || $2::jsonb WHERE outlet_id = $1', [c.outlet_id, JSON.stringify(c.changes)]);
+      await tx.query(`UPDATE outlets SET definition = definition || $2::jsonb WHERE outlet_id = $1 RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [c.outlet_id, JSON.stringify(c.changes)]);
       return;
     }
     case OUTLET_DELETED:
-      await tx.query('UPDATE outlets SET is_deleted = true WHERE outlet_id = $1', [(e.data as { outlet_id: string }).outlet_id]);
+      await tx.query(`UPDATE outlets SET is_deleted = true WHERE outlet_id = $1 RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [(e.data as { outlet_id: string }).outlet_id]);
       return;
     case OUTLET_CONTROLLED:
-      await tx.query('UPDATE outlets SET state = $2 WHERE outlet_id = $1', [id, JSON.stringify((e.data as OutletControlled).state)]);
+      await tx.query(`UPDATE outlets SET state = $2 WHERE outlet_id = $1 RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [id, JSON.stringify((e.data as OutletControlled).state)]);
       return;
     case DELIVERY_ATTEMPTED: {
       const a = e.data as DeliveryAttempted;

@@ -14,13 +14,22 @@ export interface RunnerDeps {
   leaseRetryMs: number;
 }
 
+/** How long a projection's checkpoint may trail reads past events it does not take. */
+const EMPTY_CHECKPOINT_MS = 100;
+
 /** Advisory-lock namespace of projection leases ("mds" in ASCII). */
 const LEASE_NAMESPACE = 0x6d6473;
 
-export function openDedicatedClient(deps: Pick<RunnerDeps, 'databaseUrl' | 'logger'>, role: string): Promise<Client> {
+export function openDedicatedClient(deps: Pick<RunnerDeps, 'databaseUrl' | 'logger'>, role: string, options: { derivedState?: boolean } = {}): Promise<Client> {
   const client = new Client({ connectionString: deps.databaseUrl, application_name: `mds-${role}` });
   client.on('error', (err) => deps.logger?.warn({ err: err.message, role }, 'dedicated connection failed'));
-  return client.connect().then(() => client);
+  return client.connect().then(async () => {
+    // Read models are derived from the durable log and commit their checkpoint with their rows, so a
+    // crash can only lose a last few projected pages as a whole, which are then applied again: their
+    // commits need not wait for a WAL flush.
+    if (options.derivedState) await client.query('SET synchronous_commit = off');
+    return client;
+  });
 }
 
 export async function tryLease(client: Client, key: string): Promise<boolean> {
@@ -38,22 +47,30 @@ export async function releaseLease(client: Client, key: string): Promise<void> {
  * the generation was retired by a switch, nothing is committed and the caller reloads.
  */
 export async function applyPage(client: Client, projection: Projection, gen: Generation, page: ReadAllPage): Promise<boolean> {
-  await client.query('BEGIN');
-  try {
-    await client.query(`SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
-    if (page.events.length > 0) {
-      await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
-    }
-    const moved = await client.query(
-      `UPDATE mds_projections SET checkpoint = $3, updated_at = now()
-        WHERE name = $1 AND generation = $2 AND checkpoint = $4 AND state <> 'retired'`,
-      [projection.name, gen.generation, page.position, gen.checkpoint],
+  // The checkpoint's compare-and-set and its notification in one statement (delivered at commit).
+  const moveCheckpoint = () =>
+    client.query(
+      `WITH moved AS (
+         UPDATE mds_projections SET checkpoint = $3, updated_at = now()
+          WHERE name = $1 AND generation = $2 AND checkpoint = $4 AND state <> 'retired' RETURNING 1)
+       SELECT pg_notify('mds_checkpoints', $5) FROM moved`,
+      [projection.name, gen.generation, page.position, gen.checkpoint, `${projection.name}:${page.position}`],
     );
+  if (page.events.length === 0) {
+    // Nothing of this projection's in the page: only the checkpoint moves, in one round trip.
+    const moved = await moveCheckpoint();
+    if (moved.rowCount !== 1) return false;
+    gen.checkpoint = page.position;
+    return true;
+  }
+  await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
+  try {
+    await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
+    const moved = await moveCheckpoint();
     if (moved.rowCount !== 1) {
       await client.query('ROLLBACK');
       return false;
     }
-    await client.query(`SELECT pg_notify('mds_checkpoints', $1)`, [`${projection.name}:${page.position}`]);
     await client.query('COMMIT');
     gen.checkpoint = page.position;
     return true;
@@ -97,7 +114,7 @@ export async function rebuildProjection(
   options: { onProgress?: (p: RebuildProgress) => void; signal?: AbortSignal } = {},
 ): Promise<RebuildResult> {
   const started = Date.now();
-  const client = await openDedicatedClient(deps, `rebuild-${projection.name}`);
+  const client = await openDedicatedClient(deps, `rebuild-${projection.name}`, { derivedState: true });
   const buildLease = `${projection.name}#build`;
   try {
     if (!(await tryLease(client, buildLease))) throw new Error(`a rebuild of ${projection.name} is already running`);
@@ -219,7 +236,7 @@ export class ProjectionWorker {
     const log = this.deps.logger?.child({ projection: this.projection.name });
     while (!this.stopped) {
       try {
-        this.client = await openDedicatedClient(this.deps, `projector-${this.projection.name}`);
+        this.client = await openDedicatedClient(this.deps, `projector-${this.projection.name}`, { derivedState: true });
         while (!this.stopped && !(await tryLease(this.client, this.projection.name))) await this.sleep(this.deps.leaseRetryMs);
         if (this.stopped) break;
         this.leaseHeld = true;
@@ -258,14 +275,46 @@ export class ProjectionWorker {
           if (!this.stopped) log?.error({ err: (err as Error).message }, 'automatic rebuild failed');
         });
       }
-      // Runs the generation until it is retired by a switch (or the worker stops).
+      // Runs the generation until it is retired by a switch (or the worker stops). Pages with none of
+      // the projection's events move only the read cursor; the checkpoint follows at most every
+      // EMPTY_CHECKPOINT_MS (or with the next page that has events), so a stream of appends this
+      // projection ignores does not cost it a write each.
+      let cursor = gen.checkpoint;
+      let persistedAt = Date.now();
+      let read = true;
       while (!this.stopped) {
-        const page = await readPage(this.deps.store, this.projection, gen.checkpoint, this.deps.batchSize);
-        if (page.position === gen.checkpoint) {
-          await this.deps.store.waitForAppend(gen.checkpoint, this.deps.idleMs, this.abort.signal);
-          continue;
+        if (read) {
+          const page = await readPage(this.deps.store, this.projection, cursor, this.deps.batchSize);
+          if (page.position !== cursor) {
+            if (page.events.length === 0 && Date.now() - persistedAt < EMPTY_CHECKPOINT_MS) {
+              cursor = page.position;
+              continue;
+            }
+            if (!(await applyPage(client, this.projection, gen, page))) break;
+            cursor = gen.checkpoint;
+            persistedAt = Date.now();
+            continue;
+          }
         }
-        if (!(await applyPage(client, this.projection, gen, page))) break;
+        // Caught up with what is known: persist a trailing cursor when due, then wait.
+        const due = persistedAt + EMPTY_CHECKPOINT_MS - Date.now();
+        if (cursor > gen.checkpoint && due <= 0) {
+          if (!(await applyPage(client, this.projection, gen, { events: [], position: cursor }))) break;
+          persistedAt = Date.now();
+        }
+        const idle = cursor === gen.checkpoint;
+        const timeout = idle ? this.deps.idleMs : Math.max(due, 1);
+        const types = this.projection.eventTypes;
+        if (types && this.deps.store.waitForTypes) {
+          // Appends of other types move the cursor without a read.
+          const woke = await this.deps.store.waitForTypes(cursor, types, timeout, this.abort.signal);
+          // An idle wait that heard nothing reads anyway (a safety net for lost announcements).
+          read = woke.read || (idle && woke.skipTo === cursor);
+          cursor = Math.max(cursor, woke.skipTo);
+        } else {
+          await this.deps.store.waitForAppend(cursor, timeout, this.abort.signal);
+          read = true;
+        }
       }
     }
     await rebuilding;

@@ -17,7 +17,7 @@ import {
 import { WrongExpectedRevisionError, type NewEvent } from '../../../libs/event-store/src';
 import type { Logger, OutletConfig } from '../../../libs/platform/src';
 import type { Runtime } from '../../../libs/runtime/src';
-import { deliverableOutlets, findOutlet, openDedicatedClient, readMessages, releaseLease, tryLease } from '../../../projections';
+import { deliverableOutlets, findOutlet, openDedicatedClient, OUTLETS_CHANNEL, readMessages, releaseLease, tryLease } from '../../../projections';
 
 type LeaseClient = Awaited<ReturnType<typeof openDedicatedClient>>;
 
@@ -63,6 +63,8 @@ export class DeliveryWorker {
   ) {}
 
   async start(): Promise<void> {
+    this.runtime.notifications.on(OUTLETS_CHANNEL, this.countChange);
+    this.runtime.notifications.on('reconnected', this.countReconnection);
     this.lease = await openDedicatedClient(this.runtime.runnerDeps(), 'outlet-worker');
     this.loop = this.claimLoop().catch((err) => this.logger.error({ err: (err as Error).message }, 'outlet worker stopped'));
     this.logger.info({ allowPrivate: this.config.allowPrivate }, 'outlet worker delivering');
@@ -73,6 +75,8 @@ export class DeliveryWorker {
     await this.loop;
     await Promise.allSettled(this.owned.values());
     await closeKeptAliveConnections(`${this.id}:`);
+    this.runtime.notifications.off(OUTLETS_CHANNEL, this.countChange);
+    this.runtime.notifications.off('reconnected', this.countReconnection);
     await this.lease?.end().catch(() => undefined);
   }
 
@@ -144,13 +148,17 @@ export class DeliveryWorker {
         const size = def.is_batched ? def.max_batch_size : 1;
         const after = state.last_delivered_message_number;
         // The batch read while the previous one was being sent, when it starts where delivery stands.
+        const usePrefetched = prefetched !== undefined && prefetched.after === after && prefetched.size === size;
+        const seen = this.changesOf(datatargetId);
         const batch =
-          notBefore > now ? [] : prefetched && prefetched.after === after && prefetched.size === size ? await prefetched.rows.catch(() => readMessages(this.runtime.pool, datatargetId, after, size)) : await readMessages(this.runtime.pool, datatargetId, after, size);
+          notBefore > now ? [] : usePrefetched ? await prefetched!.rows.catch(() => readMessages(this.runtime.pool, datatargetId, after, size)) : await readMessages(this.runtime.pool, datatargetId, after, size);
         prefetched = undefined;
         if (batch.length === 0) {
+          if (usePrefetched) continue; // read before `seen`: a fresh read decides whether to wait
           await settle();
           known = undefined; // read again after the wait: an operator may have paused, resumed or retried
-          await sleep(notBefore > now ? Math.min(notBefore - now, this.config.pollMs * 4) : this.config.pollMs, signal);
+          if (notBefore > now) await sleep(Math.min(notBefore - now, this.config.pollMs * 4), signal);
+          else await this.idle(datatargetId, seen, signal);
           continue;
         }
         const lastNumber = Number(batch[batch.length - 1].number);
@@ -178,6 +186,40 @@ export class DeliveryWorker {
     } finally {
       await settle().catch(() => undefined);
     }
+  }
+
+  /** Changes announced for a datatarget (and reconnections of the notification connection) so far. */
+  private changesOf(datatargetId: string): number {
+    return (this.changes.get(datatargetId) ?? 0) + this.reconnections;
+  }
+
+  private readonly changes = new Map<string, number>();
+  private reconnections = 0;
+  private readonly countChange = (payload: string) => this.changes.set(payload, (this.changes.get(payload) ?? 0) + 1);
+  private readonly countReconnection = () => this.reconnections++;
+
+  /**
+   * Waits until the datatarget's messages or outlets change (the datatargets and datasync projections
+   * notify at commit), the notification connection comes back, or 10 poll intervals pass.
+   */
+  private idle(datatargetId: string, seen: number, signal: AbortSignal): Promise<void> {
+    const notifications = this.runtime.notifications;
+    // A change announced while the empty batch was being read: read again at once.
+    if (this.changesOf(datatargetId) !== seen) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        notifications.off(OUTLETS_CHANNEL, onNotify);
+        notifications.off('reconnected', done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const onNotify = (payload: string) => payload === datatargetId && done();
+      const timer = setTimeout(done, this.config.pollMs * 10);
+      notifications.on(OUTLETS_CHANNEL, onNotify);
+      notifications.on('reconnected', done);
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   private async attempt(def: OutletDefinition, outletId: string, state: OutletState, batch: Awaited<ReturnType<typeof readMessages>>): Promise<NewEvent[]> {

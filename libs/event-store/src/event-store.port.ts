@@ -97,6 +97,13 @@ export interface EventStore {
   headPosition(): Promise<number>;
   /** Resolves when an event past `position` may have been committed, or after `timeoutMs`. */
   waitForAppend(position: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * For a reader that takes only events of `types`, caught up at `position`: resolves when appends
+   * it must read may have been committed (`read: true`), or after `timeoutMs` (`read: false`). Either
+   * way `skipTo` is as far as the reader may move without reading: every event in between is known
+   * to be of another type (the wait also ends when that moves). Optional: readers without it wait with waitForAppend and read.
+   */
+  waitForTypes?(position: number, types: readonly string[], timeoutMs: number, signal?: AbortSignal): Promise<{ skipTo: number; read: boolean }>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

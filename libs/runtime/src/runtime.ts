@@ -19,7 +19,7 @@ import {
   type Logger,
   type Pool,
 } from '../../platform/src';
-import { PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Projection, type RunnerDeps } from '../../../projections';
+import { OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Projection, type RunnerDeps } from '../../../projections';
 
 /** Upcasters of every context's events; contexts register theirs here as their events evolve. */
 export function createUpcasters(): UpcasterRegistry {
@@ -81,7 +81,7 @@ export async function openRuntime(
       POSTGRES_EVENT_STORE_MIGRATIONS,
       PROJECTION_CATALOG_MIGRATIONS,
     ], logger);
-    const notifications = new PgNotifications(databaseUrl, ['mds_events', 'mds_checkpoints'], logger);
+    const notifications = new PgNotifications(databaseUrl, ['mds_events', 'mds_checkpoints', OUTLETS_CHANNEL], logger);
     await notifications.start();
     const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, notifications, upcasters: createUpcasters() });
     const url = databaseUrl;

@@ -40,6 +40,38 @@ eventStoreContract('postgres', async () => {
 });
 
 describe('postgres event log specifics', () => {
+  it('tells a reader of some event types how far it may move without reading, and wakes it for its own types', async () => {
+    const db = await createTestDatabase();
+    const pool = createPool(db.url, { max: 4 });
+    const notifications = new PgNotifications(db.url, ['mds_events']);
+    try {
+      await runMigrations(pool, [POSTGRES_EVENT_STORE_MIGRATIONS]);
+      await notifications.start();
+      const store = new PostgresEventStore(pool, { notifications });
+      await store.append('a-1', [{ type: 'Other', data: {} }]);
+      const head = await store.headPosition();
+      // Nothing announced past the reader: the wait times out with nothing to read.
+      expect(await store.waitForTypes(head, ['Mine'], 50)).toEqual({ skipTo: head, read: false });
+      // Appends of other types end the wait with the reader moved past them.
+      const skipping = store.waitForTypes(head, ['Mine'], 10_000);
+      await store.append('b-1', [{ type: 'Other', data: {} }, { type: 'Other2', data: {} }]);
+      expect(await skipping).toEqual({ skipTo: head + 2, read: false });
+      // An append with one of the reader's types: read from where it stands.
+      const reading = store.waitForTypes(head + 2, ['Mine', 'Else'], 10_000);
+      await store.append('c-1', [{ type: 'Other', data: {} }, { type: 'Mine', data: {} }]);
+      expect(await reading).toEqual({ skipTo: head + 2, read: true });
+      // A reader further behind than what was heard (a gap) must read; so must one after a reconnection.
+      expect((await store.waitForTypes(0, ['Mine'], 50)).read).toBe(true);
+      const afterReconnect = store.waitForTypes(head + 4, ['Mine'], 10_000);
+      notifications.emit('reconnected');
+      expect(await afterReconnect).toEqual({ skipTo: head + 4, read: true });
+    } finally {
+      await notifications.close();
+      await pool.end();
+      await db.drop();
+    }
+  });
+
   it('groups concurrent appends into shared transactions, and one failing append does not fail the others', async () => {
     const db = await createTestDatabase();
     const pool = createPool(db.url, { max: 4 });

@@ -25,9 +25,26 @@ export const POSTGRES_EVENT_STORE_MIGRATIONS = { component: 'event-store', dir: 
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** An append's announcement: positions first..last, the event types in it (null: not told). */
+interface Announcement {
+  first: number;
+  last: number;
+  types: Set<string> | null;
+}
+
+const MAX_ANNOUNCEMENTS = 2000;
+
+function parseAnnouncement(payload: string): Announcement {
+  const i = payload.indexOf(':');
+  const j = i < 0 ? -1 : payload.indexOf(':', i + 1);
+  if (j < 0) return { last: Number(i < 0 ? payload : payload.slice(0, i)), first: Number.NaN, types: null };
+  const types = payload.slice(j + 1);
+  return { last: Number(payload.slice(0, i)), first: Number(payload.slice(i + 1, j)), types: types === '*' ? null : new Set(types.split(',')) };
+}
+
 export interface AppendListener {
-  on(event: 'mds_events', listener: (payload: string) => void): unknown;
-  off(event: 'mds_events', listener: (payload: string) => void): unknown;
+  on(event: 'mds_events' | 'reconnected', listener: (payload: string) => void): unknown;
+  off(event: 'mds_events' | 'reconnected', listener: (payload: string) => void): unknown;
 }
 
 export interface PostgresEventStoreOptions {
@@ -141,6 +158,36 @@ export class PostgresEventStore implements EventStore {
     private readonly options: PostgresEventStoreOptions = {},
   ) {
     this.upcasters = options.upcasters ?? new UpcasterRegistry();
+    // Every append announces "<head>:<first>:<types>". The highest head so far lets a waiter return
+    // at once when an append it has not read was announced before it began waiting; the recent
+    // announcements let a reader skip ranges with none of its types (waitForTypes).
+    options.notifications?.on('mds_events', (payload) => {
+      const announced = parseAnnouncement(payload);
+      if (announced.last > this.announcedHead) this.announcedHead = announced.last;
+      this.announcements.push(announced);
+      if (this.announcements.length > MAX_ANNOUNCEMENTS) this.announcements.splice(0, this.announcements.length - MAX_ANNOUNCEMENTS / 2);
+    });
+    options.notifications?.on('reconnected', () => {
+      // Announcements sent while the connection was down are lost: every waiter reads again.
+      this.announcements = [];
+      this.announcedHead = Number.MAX_SAFE_INTEGER;
+      setImmediate(() => (this.announcedHead = 0));
+    });
+  }
+
+  private announcedHead = 0;
+  private announcements: Announcement[] = [];
+
+  /** How far a reader of `types` at `position` may move on the announcements alone, and whether it must read. */
+  private skipFrom(position: number, types: readonly string[]): { skipTo: number; read: boolean } {
+    let at = position;
+    for (const a of this.announcements) {
+      if (a.last <= at) continue;
+      // A range that does not start right after `at` (a gap in what was heard), or with a type the reader takes.
+      if (a.first !== at + 1 || a.types === null || types.some((t) => a.types!.has(t))) return { skipTo: at, read: true };
+      at = a.last;
+    }
+    return { skipTo: at, read: this.announcedHead > at };
   }
 
   append(stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
@@ -279,21 +326,52 @@ export class PostgresEventStore implements EventStore {
 
   waitForAppend(position: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     const notifications = this.options.notifications;
+    if (notifications && this.announcedHead > position) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         notifications?.off('mds_events', onNotify);
+        notifications?.off('reconnected', done);
         signal?.removeEventListener('abort', done);
         resolve();
       };
       const onNotify = (payload: string) => {
-        if (Number(payload) > position) done();
+        if (parseAnnouncement(payload).last > position) done();
       };
       const timer = setTimeout(done, notifications ? timeoutMs : Math.min(timeoutMs, 250));
       notifications?.on('mds_events', onNotify);
+      notifications?.on('reconnected', done);
       signal?.addEventListener('abort', done);
-      // The notification may have fired between the caller's read and now.
-      this.headPosition().then((head) => head > position && done(), () => undefined);
+      // Without notifications, an append may have landed between the caller's read and now.
+      if (!notifications) this.headPosition().then((head) => head > position && done(), () => undefined);
+    });
+  }
+
+  waitForTypes(position: number, types: readonly string[], timeoutMs: number, signal?: AbortSignal): Promise<{ skipTo: number; read: boolean }> {
+    const notifications = this.options.notifications;
+    if (!notifications) return this.waitForAppend(position, timeoutMs, signal).then(() => ({ skipTo: position, read: true }));
+    const now = this.skipFrom(position, types);
+    if (now.read) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const finish = (result: { skipTo: number; read: boolean }) => {
+        clearTimeout(timer);
+        notifications.off('mds_events', onNotify);
+        notifications.off('reconnected', onReconnect);
+        signal?.removeEventListener('abort', onTimeout);
+        resolve(result);
+      };
+      // Runs after the store's own listener (registered first) has recorded the announcement. Moving
+      // past other types ends the wait too, so the reader's checkpoint can follow.
+      const onNotify = () => {
+        const r = this.skipFrom(position, types);
+        if (r.read || r.skipTo > position) finish(r);
+      };
+      const onTimeout = () => finish(this.skipFrom(position, types));
+      const onReconnect = () => finish({ skipTo: position, read: true });
+      const timer = setTimeout(onTimeout, timeoutMs);
+      notifications.on('mds_events', onNotify);
+      notifications.on('reconnected', onReconnect);
+      signal?.addEventListener('abort', onTimeout);
     });
   }
 
