@@ -5,19 +5,21 @@ import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
 import { DATATARGET_CREATED, DATATARGET_DELETED, type DatatargetCreated } from '../../libs/datatargets/src';
 import { SALES_IMPORTED } from '../../libs/sales/src';
 import { OUTLETS_CHANNEL } from '../datatargets/datatargets.projection';
-import type { Projection } from '../runtime/projection';
+import { EventDataNeeded, type Projection } from '../runtime/projection';
 
 const DATATYPE_OF: Record<string, string> = { [CUSTOMERS_IMPORTED]: 'customers', [PRODUCTS_IMPORTED]: 'products', [EVENTS_IMPORTED]: 'events', [SALES_IMPORTED]: 'sales' };
 
 /**
  * Turns every imported record of a datasync datatarget's datatype into a message `{datatype, change}`
- * ("$" matching aids left out), numbered per datatarget in log order. A page without datasync
- * datatargets costs one query.
+ * ("$" matching aids left out), numbered per datatarget in log order. Until a datasync datatarget
+ * exists, import chunks are read without their records and a page costs one query.
  */
 export const datasyncProjection: Projection = {
   name: 'datasync',
   version: 1,
   eventTypes: [DATATARGET_CREATED, DATATARGET_DELETED, ...Object.keys(DATATYPE_OF)],
+  // Import chunks are read whole only once a datasync datatarget exists (see EventDataNeeded).
+  dataTypes: [DATATARGET_CREATED, DATATARGET_DELETED],
   batchSize: 20,
   tables: ['datasync_targets', 'datasync_messages'],
   migrationsDir: path.join(__dirname, 'migrations'),
@@ -35,6 +37,7 @@ export const datasyncProjection: Projection = {
       const datatype = DATATYPE_OF[e.type];
       const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM datasync_targets WHERE datatype = $1 AND NOT is_deleted', [datatype]);
       if (rows[0].n === 0) continue;
+      if (e.data === null) throw new EventDataNeeded(e.type);
       await tx.query(
         `WITH ins AS (
            INSERT INTO datasync_messages (datatarget_id, message_number, message, after_update)

@@ -2,7 +2,7 @@ import { Client, type Pool } from 'pg';
 import type { EventStore, ReadAllPage } from '../../libs/event-store/src';
 import { quoteIdent, type Logger } from '../../libs/platform/src';
 import { createGeneration, dropRetiredGenerations, liveGeneration, pointViews, type Generation } from './catalog';
-import type { Projection } from './projection';
+import { EventDataNeeded, type Projection } from './projection';
 
 export interface RunnerDeps {
   pool: Pool;
@@ -80,10 +80,34 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
   }
 }
 
-export function readPage(store: EventStore, projection: Projection, after: number, runnerLimit: number): Promise<ReadAllPage> {
+export function readPage(store: EventStore, projection: Projection, after: number, runnerLimit: number, allData = false): Promise<ReadAllPage> {
   const limit = Math.min(runnerLimit, projection.batchSize ?? runnerLimit);
   const filter = projection.eventTypes || projection.streamPrefixes ? { types: projection.eventTypes, streamPrefixes: projection.streamPrefixes } : undefined;
-  return store.readAll({ after, limit, filter });
+  return store.readAll({ after, limit, filter, withDataOf: allData ? undefined : projection.dataTypes });
+}
+
+/**
+ * Reads the page after the generation's checkpoint and applies it. A projection that finds it needs
+ * data it was read without (EventDataNeeded) gets the page again with all data, and from then on
+ * (`state.allData`) every page.
+ */
+async function readAndApply(
+  client: Client,
+  deps: Pick<RunnerDeps, 'store' | 'batchSize'>,
+  projection: Projection,
+  gen: Generation,
+  state: { allData: boolean },
+  page?: ReadAllPage,
+): Promise<{ page: ReadAllPage; applied: boolean }> {
+  page ??= await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, state.allData);
+  try {
+    return { page, applied: await applyPage(client, projection, gen, page) };
+  } catch (err) {
+    if (!(err instanceof EventDataNeeded) || state.allData) throw err;
+    state.allData = true;
+    page = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, true);
+    return { page, applied: await applyPage(client, projection, gen, page) };
+  }
 }
 
 export interface RebuildProgress {
@@ -127,6 +151,7 @@ export async function rebuildProjection(
       return { generation: gen.generation, events: 0, seconds: (Date.now() - started) / 1000 };
     }
     let events = 0;
+    const data = { allData: false };
     let head = await deps.store.headPosition();
     let lastReport = 0;
     const report = (force = false) => {
@@ -148,9 +173,10 @@ export async function rebuildProjection(
     };
     for (;;) {
       if (options.signal?.aborted) throw new Error('rebuild aborted');
-      const page = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize);
-      if (page.position === gen.checkpoint) break;
-      if (!(await applyPage(client, projection, gen, page))) throw new Error(`generation ${gen.generation} of ${projection.name} was changed by another process`);
+      const read = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, data.allData);
+      if (read.position === gen.checkpoint) break;
+      const { page, applied } = await readAndApply(client, deps, projection, gen, data, read);
+      if (!applied) throw new Error(`generation ${gen.generation} of ${projection.name} was changed by another process`);
       events += page.events.length;
       if (gen.checkpoint >= head) head = await deps.store.headPosition();
       report();
@@ -172,7 +198,7 @@ async function switchTo(client: Client, deps: RunnerDeps, projection: Projection
     await client.query(`SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
     let checkpoint = gen.checkpoint;
     while (live && checkpoint < live.checkpoint) {
-      const page = await readPage(deps.store, projection, checkpoint, deps.batchSize);
+      const page = await readPage(deps.store, projection, checkpoint, deps.batchSize, true);
       if (page.position === checkpoint) break;
       if (page.events.length > 0) {
         await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
@@ -208,6 +234,8 @@ export class ProjectionWorker {
   private readonly abort = new AbortController();
   private client?: Client;
   private done?: Promise<void>;
+  /** Set once the projection needed data it was read without: every page is read with all data. */
+  private readonly data = { allData: false };
   leaseHeld = false;
 
   constructor(
@@ -284,13 +312,14 @@ export class ProjectionWorker {
       let read = true;
       while (!this.stopped) {
         if (read) {
-          const page = await readPage(this.deps.store, this.projection, cursor, this.deps.batchSize);
+          const page = await readPage(this.deps.store, this.projection, cursor, this.deps.batchSize, this.data.allData);
           if (page.position !== cursor) {
             if (page.events.length === 0 && Date.now() - persistedAt < EMPTY_CHECKPOINT_MS) {
               cursor = page.position;
               continue;
             }
-            if (!(await applyPage(client, this.projection, gen, page))) break;
+            // The page was read from the cursor, which may be past the checkpoint by empty pages only.
+            if (!(await readAndApply(client, this.deps, this.projection, gen, this.data, page)).applied) break;
             cursor = gen.checkpoint;
             persistedAt = Date.now();
             continue;

@@ -18,6 +18,12 @@ export interface Projection {
   /** Event types it handles; the runner reads only those (all when absent). */
   eventTypes?: string[];
   streamPrefixes?: string[];
+  /**
+   * Event types whose data `apply` reads; the others may arrive with `data: null` (all carry it when
+   * absent). An apply that finds it needs data it was not given throws EventDataNeeded: the runner
+   * then reads the page again with all data, and keeps doing so.
+   */
+  dataTypes?: string[];
   /** Events per transaction when smaller than the runner's (import chunks carry ~1,000 records each). */
   batchSize?: number;
   /** Tables its migrations create; each is served to readers as a view of the same name. */
@@ -26,6 +32,13 @@ export interface Projection {
   migrationsDir: string;
   /** Applies one page of events; must be deterministic (a rebuild gives byte-identical tables). */
   apply(events: RecordedEvent[], tx: ProjectionTx): Promise<void>;
+}
+
+/** Thrown by `apply` when an event it was given without data (see `dataTypes`) turns out to need it. */
+export class EventDataNeeded extends Error {
+  constructor(type: string) {
+    super(`${type} needs its data`);
+  }
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,40}$/;

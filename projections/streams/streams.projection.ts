@@ -6,6 +6,8 @@ import type { Projection, ProjectionTx } from '../runtime/projection';
 export const streamsProjection: Projection = {
   name: 'streams',
   version: 1,
+  // Positions, streams and types only: import chunks are not read whole.
+  dataTypes: [],
   tables: ['streams'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events: RecordedEvent[], tx: ProjectionTx) {

@@ -59,6 +59,11 @@ export interface ReadAllOptions {
   after?: number;
   limit?: number;
   filter?: EventFilter;
+  /**
+   * Only events of these types need their data; the store may give the others `data: null` (the
+   * Postgres adapter does, sparing large import chunks to readers that only count or route them).
+   */
+  withDataOf?: readonly string[];
 }
 
 export interface ReadAllPage {

@@ -65,6 +65,10 @@ describe('postgres event log specifics', () => {
       const afterReconnect = store.waitForTypes(head + 4, ['Mine'], 10_000);
       notifications.emit('reconnected');
       expect(await afterReconnect).toEqual({ skipTo: head + 4, read: true });
+      // A reader that needs the data of some types only gets the others without it.
+      await store.append('d-1', [{ type: 'Big', data: { records: [1, 2, 3] } }, { type: 'Small', data: { n: 1 } }]);
+      const page = await store.readAll({ after: head + 4, withDataOf: ['Small'] });
+      expect(page.events.map((e) => [e.type, e.data])).toEqual([['Big', null], ['Small', { n: 1 }]]);
     } finally {
       await notifications.close();
       await pool.end();

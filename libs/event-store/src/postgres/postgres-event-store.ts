@@ -286,11 +286,16 @@ export class PostgresEventStore implements EventStore {
     const after = options.after ?? 0;
     const limit = options.limit ?? 1000;
     const { where, params } = this.filterSql(options.filter, 3);
+    let columns = COLUMNS;
+    if (options.withDataOf) {
+      params.push(options.withDataOf);
+      columns = COLUMNS.replace(' data,', ` CASE WHEN type = ANY($${params.length + 2}::text[]) THEN data END AS data,`);
+    }
     // Head and events come from one statement, so one snapshot: the page's position is exact.
     const { rows } = await this.pool.query<EventRow & { head: number }>(
       `WITH h AS (SELECT position AS head FROM mds_log_head)
        SELECT h.head, e.* FROM h LEFT JOIN LATERAL (
-         SELECT ${COLUMNS} FROM mds_events
+         SELECT ${columns} FROM mds_events
           WHERE position > $1 ${where}
           ORDER BY position LIMIT $2) e ON true`,
       [after, limit, ...params],
@@ -394,6 +399,7 @@ export class PostgresEventStore implements EventStore {
       metadata: row.metadata,
       createdAt: row.created_at,
     };
-    return this.upcasters.apply(event);
+    // An event read without its data (withDataOf) is passed on as it is.
+    return row.data === null ? event : this.upcasters.apply(event);
   }
 }
