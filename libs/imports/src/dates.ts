@@ -10,9 +10,19 @@ function checkDate(y: number, m: number, d: number, raw: string): void {
   }
 }
 
+/** One formatter per time zone: building one costs far more than using it. */
+const FORMATS = new Map<string, Intl.DateTimeFormat>();
+
 /** Offset of `timeZone` from UTC at the instant `utcMs`, in ms. */
 function zoneOffset(utcMs: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(utcMs));
+  if (timeZone === 'UTC') return 0;
+  let format = FORMATS.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    if (FORMATS.size > 100) FORMATS.clear();
+    FORMATS.set(timeZone, format);
+  }
+  const parts = format.formatToParts(new Date(utcMs));
   const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
   return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(utcMs / 1000) * 1000;
 }
