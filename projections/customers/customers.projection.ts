@@ -4,7 +4,7 @@ import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { pageChunksJson, type Projection, type ProjectionTx } from '../runtime/projection';
+import { pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
 
 /**
@@ -50,14 +50,16 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
       ? (e.data as { records: Array<EventRecord | EventDeletion> }).records.map((r) => (isDeletion(r) ? null : (customerEffect(r) ?? null)))
       : (e.data as { records: Array<Record<string, unknown>> }).records
     ).map((r) => (r && needsMerge(r) ? { ...r, $merge: true } : r));
+  // The first wave's targets are resolved as the page is loaded: one pass instead of a load and an update.
   await tx.query(
     `CREATE TEMP TABLE cb ON COMMIT DROP AS
-     SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
-            nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
-            coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, NULL::bigint AS target
-       FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
-      CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
-      WHERE jsonb_typeof(r.rec) = 'object'`,
+     SELECT x.*, ${TARGET('x')} AS target FROM (
+       SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
+              nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
+              coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token
+         FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
+        CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
+        WHERE jsonb_typeof(r.rec) = 'object') x`,
     [pageChunksJson(events, patches)],
   );
   for (let wave = 0; ; wave++) {
@@ -67,26 +69,56 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     await tx.query(`DELETE FROM cb WHERE EXISTS (SELECT 1 FROM forgotten_identifiers) AND EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
         (f.kind = 'external_id' AND f.hash = identifier_hash(cb.ext)) OR (f.kind = 'phone' AND f.hash = identifier_hash(cb.phone))
         OR (f.kind = 'email' AND f.hash = identifier_hash(cb.email)))`);
-    const remaining = await resolveTargets(tx);
-    if (remaining === 0) break;
-    await applyWave(tx);
+    if (wave > 0) await tx.query(`UPDATE cb SET target = ${TARGET('cb')}`);
+    // The wave: records first (in log order) among the remaining ones for each identifier and target.
+    // When no identifier or target repeats among them (the usual page), that is all of them: the wave is cb itself.
+    const { rows } = await tx.query<WaveShape>(`SELECT count(*)::int AS remaining, count(target)::int AS targets,
+        count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting,
+        count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone) AND count(email) = count(DISTINCT email)
+        AND count(token) = count(DISTINCT token) AND count(target) = count(DISTINCT target) AS distinct FROM cb`);
+    const shape = rows[0];
+    if (shape.remaining === 0) break;
+    if (shape.distinct) {
+      await applyWave(tx, 'cb', shape);
+      break;
+    }
+    await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS
+      SELECT * FROM (
+        SELECT cb.*,
+               min(ord) OVER (PARTITION BY ext) AS f_ext, min(ord) OVER (PARTITION BY phone) AS f_phone,
+               min(ord) OVER (PARTITION BY email) AS f_email, min(ord) OVER (PARTITION BY token) AS f_token,
+               min(ord) OVER (PARTITION BY target) AS f_target
+          FROM cb) x
+       WHERE (ext IS NULL OR f_ext = ord) AND (phone IS NULL OR f_phone = ord)
+         AND (email IS NULL OR f_email = ord) AND (token IS NULL OR f_token = ord) AND (target IS NULL OR f_target = ord)`);
+    await applyWave(tx, 'wave', shape);
+    // A patch that only updates (an unsubscription) and, first in its wave, found no customer is done:
+    // it waited for every earlier record naming its identifiers, so none will create that customer now.
+    await tx.query(`DELETE FROM cb WHERE ord IN (SELECT ord FROM wave)`);
+    await tx.query(`DROP TABLE wave`);
   }
   await tx.query('DROP TABLE cb'); // a page may hold several runs of imports between bulk updates
 }
 
-async function resolveTargets(tx: ProjectionTx): Promise<number> {
-  const { rowCount } = await tx.query(`UPDATE cb SET target = coalesce(
-      (SELECT c.customer_id FROM customers c WHERE c.external_id = cb.ext),
-      CASE WHEN cb.ext IS NULL THEN coalesce(
-             (SELECT min(c.customer_id) FROM customers c WHERE c.phone = cb.phone),
-             (SELECT min(c.customer_id) FROM customers c WHERE c.email = cb.email),
-             (SELECT min(c.customer_id) FROM customers c WHERE c.data->>'cb_token' = cb.token AND cb.rec ? '$token'))
-           ELSE coalesce(
-             (SELECT min(c.customer_id) FROM customers c WHERE c.phone = cb.phone AND c.external_id IS NULL),
-             (SELECT min(c.customer_id) FROM customers c WHERE c.email = cb.email AND c.external_id IS NULL))
-      END)`);
-  return rowCount ?? 0;
+/** What the applying statements may skip: updates when no record has a customer yet, forgetting when none forgets. */
+interface WaveShape {
+  remaining: number;
+  targets: number;
+  forgetting: number;
+  distinct: boolean;
 }
+
+/** The customer a record of table `t` applies to (external_id, then phone, then e-mail, then cb_token; see README). */
+const TARGET = (t: string) => `coalesce(
+      (SELECT c.customer_id FROM customers c WHERE c.external_id = ${t}.ext),
+      CASE WHEN ${t}.ext IS NULL THEN coalesce(
+             (SELECT min(c.customer_id) FROM customers c WHERE c.phone = ${t}.phone),
+             (SELECT min(c.customer_id) FROM customers c WHERE c.email = ${t}.email),
+             (SELECT min(c.customer_id) FROM customers c WHERE c.data->>'cb_token' = ${t}.token AND ${t}.rec ? '$token'))
+           ELSE coalesce(
+             (SELECT min(c.customer_id) FROM customers c WHERE c.phone = ${t}.phone AND c.external_id IS NULL),
+             (SELECT min(c.customer_id) FROM customers c WHERE c.email = ${t}.email AND c.external_id IS NULL))
+      END)`;
 
 /**
  * customer_merge for records that need it (list operations, "" removals: marked `$merge` when the
@@ -101,41 +133,33 @@ function needsMerge(rec: Record<string, unknown>): boolean {
   return false;
 }
 
-async function applyWave(tx: ProjectionTx): Promise<void> {
-  // The wave: records first (in log order) among the remaining ones for each identifier and target.
-  // When no identifier or target repeats among them (the usual page), that is all of them: no sorting.
-  const { rows } = await tx.query<{ distinct: boolean }>(`SELECT count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone)
-      AND count(email) = count(DISTINCT email) AND count(token) = count(DISTINCT token) AND count(target) = count(DISTINCT target) AS distinct FROM cb`);
-  await tx.query(rows[0].distinct ? 'CREATE TEMP TABLE wave ON COMMIT DROP AS SELECT * FROM cb' : `CREATE TEMP TABLE wave ON COMMIT DROP AS
-    SELECT * FROM (
-      SELECT cb.*,
-             min(ord) OVER (PARTITION BY ext) AS f_ext, min(ord) OVER (PARTITION BY phone) AS f_phone,
-             min(ord) OVER (PARTITION BY email) AS f_email, min(ord) OVER (PARTITION BY token) AS f_token,
-             min(ord) OVER (PARTITION BY target) AS f_target
-        FROM cb) x
-     WHERE (ext IS NULL OR f_ext = ord) AND (phone IS NULL OR f_phone = ord)
-       AND (email IS NULL OR f_email = ord) AND (token IS NULL OR f_token = ord) AND (target IS NULL OR f_target = ord)`);
+async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape): Promise<void> {
   // Forgetting: remember the hashes of every identifier the customer had or is sent with.
-  await tx.query(`INSERT INTO forgotten_identifiers (kind, hash)
-    SELECT DISTINCT k, identifier_hash(v) FROM (
-      SELECT w.ext AS e, w.phone AS p, w.email AS m, c.external_id AS ce, c.phone AS cp, c.email AS cm
-        FROM wave w LEFT JOIN customers c ON c.customer_id = w.target
-       WHERE (w.rec->>'is_forgotten')::boolean IS TRUE) s,
-    LATERAL (VALUES ('external_id', e), ('phone', p), ('email', m), ('external_id', ce), ('phone', cp), ('email', cm)) AS ids(k, v)
-    WHERE v IS NOT NULL ON CONFLICT DO NOTHING`);
-  await tx.query(`UPDATE customers c SET
-      data = CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
-      external_id = CASE WHEN forget THEN NULL ELSE merged->>'external_id' END,
-      phone = CASE WHEN forget THEN NULL WHEN u.rec ? 'phone_number' THEN u.rec->>'$phone' ELSE c.phone END,
-      email = CASE WHEN forget THEN NULL ELSE lower(merged->>'email') END,
-      is_deleted = c.is_deleted OR coalesce((u.rec->>'is_deleted')::boolean, false),
-      is_forgotten = forget,
-      updated_at = u.at,
-      updated_position = u.position
-    FROM (SELECT w.target, w.rec, w.at, w.position, ${MERGE('c2.data', 'w.rec')} AS merged,
-                 coalesce((w.rec->>'is_forgotten')::boolean, false) AS forget
-            FROM wave w JOIN customers c2 ON c2.customer_id = w.target WHERE NOT c2.is_forgotten) u
-   WHERE c.customer_id = u.target`);
+  if (shape.forgetting > 0) {
+    await queryByIndex(tx, `INSERT INTO forgotten_identifiers (kind, hash)
+      SELECT DISTINCT k, identifier_hash(v) FROM (
+        SELECT w.ext AS e, w.phone AS p, w.email AS m, c.external_id AS ce, c.phone AS cp, c.email AS cm
+          FROM ${wave} w LEFT JOIN customers c ON c.customer_id = w.target
+         WHERE (w.rec->>'is_forgotten')::boolean IS TRUE) s,
+      LATERAL (VALUES ('external_id', e), ('phone', p), ('email', m), ('external_id', ce), ('phone', cp), ('email', cm)) AS ids(k, v)
+      WHERE v IS NOT NULL ON CONFLICT DO NOTHING`);
+  }
+  if (shape.targets > 0) {
+    await queryByIndex(tx, `UPDATE customers c SET
+        data = CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
+        external_id = CASE WHEN forget THEN NULL ELSE merged->>'external_id' END,
+        phone = CASE WHEN forget THEN NULL WHEN u.rec ? 'phone_number' THEN u.rec->>'$phone' ELSE c.phone END,
+        email = CASE WHEN forget THEN NULL ELSE lower(merged->>'email') END,
+        is_deleted = c.is_deleted OR coalesce((u.rec->>'is_deleted')::boolean, false),
+        is_forgotten = forget,
+        updated_at = u.at,
+        updated_position = u.position
+      FROM (SELECT w.target, w.rec, w.at, w.position, ${MERGE('c2.data', 'w.rec')} AS merged,
+                   coalesce((w.rec->>'is_forgotten')::boolean, false) AS forget
+              FROM ${wave} w JOIN customers c2 ON c2.customer_id = w.target WHERE w.target IS NOT NULL AND NOT c2.is_forgotten) u
+     WHERE c.customer_id = u.target`);
+  }
+  // A new customer's data is the record itself (less the matching aids) unless it needs customer_merge.
   await tx.query(`INSERT INTO customers (customer_id, external_id, phone, email, data, is_deleted, is_forgotten, created_at, updated_at, updated_position)
     SELECT w.ord,
            CASE WHEN forget THEN NULL ELSE merged->>'external_id' END,
@@ -143,10 +167,7 @@ async function applyWave(tx: ProjectionTx): Promise<void> {
            CASE WHEN forget THEN NULL ELSE lower(merged->>'email') END,
            CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
            coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.at, w.at, w.position
-      FROM (SELECT wave.*, ${MERGE("'{}'::jsonb", 'wave.rec')} AS merged, coalesce((wave.rec->>'is_forgotten')::boolean, false) AS forget
-              FROM wave WHERE target IS NULL AND NOT wave.rec ? '$no_create') w`);
-  // A patch that only updates (an unsubscription) and, first in its wave, found no customer is done:
-  // it waited for every earlier record naming its identifiers, so none will create that customer now.
-  await tx.query(`DELETE FROM cb WHERE ord IN (SELECT ord FROM wave)`);
-  await tx.query(`DROP TABLE wave`);
+      FROM (SELECT ${wave}.*, CASE WHEN rec ? '$merge' THEN customer_merge('{}'::jsonb, rec) ELSE rec - ARRAY['$phone', '$token', '$no_create'] END AS merged,
+                   coalesce((rec->>'is_forgotten')::boolean, false) AS forget
+              FROM ${wave} WHERE target IS NULL AND NOT rec ? '$no_create') w`);
 }

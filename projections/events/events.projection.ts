@@ -3,7 +3,7 @@ import { EVENTS_IMPORTED } from '../../libs/activity/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { pageChunksJson, type Projection, type ProjectionTx } from '../runtime/projection';
+import { pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { EVENTS_QUERY_TABLE } from './events.queries';
 
 /** Set-based: the page's new events in one INSERT, then its deletions in one UPDATE (ids come from retrieval, so a deletion follows its event). */
@@ -44,7 +44,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
            rec->>'customer_token', rec - '$phone', position, at
       FROM events_batch WHERE rec->>'is_deleted' IS NULL
     ON CONFLICT (id) DO NOTHING`);
-  await tx.query(`UPDATE customer_events e SET is_deleted = true
+  await queryByIndex(tx, `UPDATE customer_events e SET is_deleted = true
     FROM events_batch b WHERE (b.rec->>'is_deleted')::boolean AND e.id = (b.rec->>'id')::bigint`);
   await tx.query('DROP TABLE events_batch');
 }

@@ -27,7 +27,9 @@ export function openDedicatedClient(deps: Pick<RunnerDeps, 'databaseUrl' | 'logg
     // Read models are derived from the durable log and commit their checkpoint with their rows, so a
     // crash can only lose a last few projected pages as a whole, which are then applied again: their
     // commits need not wait for a WAL flush.
-    if (options.derivedState) await client.query('SET synchronous_commit = off');
+    // Import projections stage each page (some 20,000 records) in temporary tables and sort it:
+    // room for that in memory instead of spilling to temporary files.
+    if (options.derivedState) await client.query(`SET synchronous_commit = off; SET temp_buffers = '64MB'; SET work_mem = '32MB'`);
     return client;
   });
 }

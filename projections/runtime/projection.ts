@@ -60,3 +60,21 @@ export interface PageChunk {
 export function pageChunksJson(events: RecordedEvent[], records: (e: RecordedEvent) => unknown[] = (e) => (e.data as { records: unknown[] }).records): string {
   return JSON.stringify(events.map((e): PageChunk => ({ position: e.position, at: e.createdAt, records: records(e) })));
 }
+
+/**
+ * Runs a statement that joins a page's temporary table with a read model, joining by index (nested
+ * loops, one probe per staged row) so its cost follows the page and not the table: a page's
+ * temporary table has no statistics, and the planner guessing it large would hash the whole read
+ * model for every page, which makes a rebuild quadratic.
+ */
+export async function queryByIndex(tx: ProjectionTx, sql: string, params?: unknown[]): Promise<void> {
+  const off = 'SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off';
+  const on = 'SET LOCAL enable_hashjoin TO DEFAULT; SET LOCAL enable_mergejoin TO DEFAULT';
+  if (!params) {
+    await tx.query(`${off}; ${sql}; ${on}`);
+    return;
+  }
+  await tx.query(off);
+  await tx.query(sql, params);
+  await tx.query(on);
+}

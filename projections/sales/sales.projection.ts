@@ -3,7 +3,7 @@ import { SALES_IMPORTED, STATES_OUT_OF_STATISTICS } from '../../libs/sales/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { pageChunksJson, type Projection, type ProjectionTx } from '../runtime/projection';
+import { pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { SALES_QUERY_TABLE } from './sales.queries';
 
 /**
@@ -49,7 +49,8 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
      LATERAL (SELECT g.latest->'rows' AS rows, (g.latest->>'sale_total')::bigint AS sale_total) last`,
     [pageChunksJson(events)],
   );
-  await tx.query(
+  await queryByIndex(
+    tx,
     `INSERT INTO sales AS s (sale_external_id, data, products, sale_total, sale_state, sale_date, customer_external_id, phone, email, in_statistics, created_at, updated_at)
      SELECT b.id, m.data, b.rows, coalesce(b.sale_total, (SELECT coalesce(sum((x->>'total')::bigint), 0) FROM jsonb_array_elements(b.rows) x) - coalesce((m.data->>'sale_discount')::bigint, 0)),
             coalesce(m.data->>'sale_state', 'COMPLETE'), (m.data->>'sale_date')::timestamptz, m.data->>'sale_customer_id', m.data->>'$phone', m.data->>'sale_email',
