@@ -46,9 +46,9 @@ export async function listGenerations(db: Db): Promise<Generation[]> {
  * first generation of a projection goes live at once, with its views; later ones start `building`.
  */
 export async function createGeneration(pool: Pool, projection: Projection, options: { onlyIfNone?: boolean } = {}): Promise<Generation> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  // The connection is released before the generation is read back: a caller holding one connection
+  // while waiting for a second could exhaust the pool when every projection starts at once.
+  const created = await inTransaction(pool, async (client) => {
     // Serialises concurrent creators of the same projection's generations.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mds-projection-catalog:${projection.name}`]);
     const { rows } = await client.query<{ next: number; has_live: boolean }>(
@@ -56,10 +56,7 @@ export async function createGeneration(pool: Pool, projection: Projection, optio
       [projection.name],
     );
     const generation = rows[0].next;
-    if (options.onlyIfNone && generation > 1) {
-      await client.query('ROLLBACK');
-      return (await liveGeneration(pool, projection.name)) ?? (await getGeneration(pool, projection.name, generation - 1))!;
-    }
+    if (options.onlyIfNone && generation > 1) return { existing: true, generation: generation - 1 };
     const state: GenerationState = rows[0].has_live ? 'building' : 'live';
     const schemaName = `p_${projection.name}_${generation}`;
     await client.query(`CREATE SCHEMA ${quoteIdent(schemaName)}`);
@@ -72,8 +69,20 @@ export async function createGeneration(pool: Pool, projection: Projection, optio
       [projection.name, generation, projection.version, schemaName, state],
     );
     if (state === 'live') await pointViews(client, projection, schemaName);
+    return { existing: false, generation };
+  });
+  if (created.existing) return (await liveGeneration(pool, projection.name)) ?? (await getGeneration(pool, projection.name, created.generation))!;
+  return (await getGeneration(pool, projection.name, created.generation))!;
+}
+
+/** Runs `work` in a transaction on a connection of its own, released before the result is returned. */
+async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
     await client.query('COMMIT');
-    return (await getGeneration(pool, projection.name, generation))!;
+    return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
