@@ -4,7 +4,7 @@ import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
+import { CHUNK_RECORDS_SQL, dataOf, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
 
 /**
@@ -18,8 +18,9 @@ import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
  */
 export const customersProjection: Projection = {
   name: 'customers',
-  version: 3,
+  version: 4,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
+  rawDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,
   // forgotten_identifiers is read by events and sales retrieval too (their records of forgotten customers are scrubbed).
   tables: ['customers', 'forgotten_identifiers'],
@@ -44,21 +45,21 @@ export const customersProjection: Projection = {
 };
 
 async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
-  // Events without an effect stay as null, so every record keeps its index (and a created customer its id).
+  // Customer chunks go to SQL as stored (unparsed when read as text); subscription events become
+  // customer patches, and events without an effect stay as null, so every record keeps its index.
   const patches = (e: RecordedEvent) =>
-    (e.type === EVENTS_IMPORTED
-      ? (e.data as { records: Array<EventRecord | EventDeletion> }).records.map((r) => (isDeletion(r) ? null : (customerEffect(r) ?? null)))
-      : (e.data as { records: Array<Record<string, unknown>> }).records
-    ).map((r) => (r && needsMerge(r) ? { ...r, $merge: true } : r));
+    e.type === EVENTS_IMPORTED
+      ? dataOf<{ records: Array<EventRecord | EventDeletion> }>(e).records.map((r) => (isDeletion(r) ? null : (customerEffect(r) ?? null)))
+      : undefined;
   // The first wave's targets are resolved as the page is loaded: one pass instead of a load and an update.
   await tx.query(
     `CREATE TEMP TABLE cb ON COMMIT DROP AS
      SELECT x.*, ${TARGET('x')} AS target FROM (
        SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
               nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
-              coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token
-         FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
-        CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
+              coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE('r.rec')} AS merge
+         FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb)
+        CROSS JOIN LATERAL jsonb_array_elements(${CHUNK_RECORDS_SQL}) WITH ORDINALITY AS r(rec, n)
         WHERE jsonb_typeof(r.rec) = 'object') x`,
     [pageChunksJson(events, patches)],
   );
@@ -121,17 +122,15 @@ const TARGET = (t: string) => `coalesce(
       END)`;
 
 /**
- * customer_merge for records that need it (list operations, "" removals: marked `$merge` when the
- * page is loaded); a plain record is one jsonb concatenation without a function call.
+ * customer_merge for records that need it (list operations, "" removals: the `merge` column, set as
+ * the page is loaded); a plain record is one jsonb concatenation without a function call.
  */
-const MERGE = (cur: string, rec: string) =>
-  `CASE WHEN ${rec} ? '$merge' THEN customer_merge(${cur}, ${rec}) ELSE ${cur} || (${rec} - ARRAY['$phone', '$token', '$no_create']) END`;
+const MERGE = (cur: string, w: string) =>
+  `CASE WHEN ${w}.merge THEN customer_merge(${cur}, ${w}.rec) ELSE ${cur} || (${w}.rec - ARRAY['$phone', '$token', '$no_create']) END`;
 
-/** True when merging this record needs more than a concatenation. */
-function needsMerge(rec: Record<string, unknown>): boolean {
-  for (const [k, v] of Object.entries(rec)) if (v === '' || k.endsWith('.add') || k.endsWith('.remove')) return true;
-  return false;
-}
+/** True when merging the record needs more than a concatenation: a list operation or a key sent as "". */
+const NEEDS_MERGE = (rec: string) =>
+  `(${rec} ?| ARRAY['tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove'] OR jsonb_path_exists(${rec}, '$.* ? (@ == "")'))`;
 
 async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape): Promise<void> {
   // Forgetting: remember the hashes of every identifier the customer had or is sent with.
@@ -154,7 +153,7 @@ async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape
         is_forgotten = forget,
         updated_at = u.at,
         updated_position = u.position
-      FROM (SELECT w.target, w.rec, w.at, w.position, ${MERGE('c2.data', 'w.rec')} AS merged,
+      FROM (SELECT w.target, w.rec, w.at, w.position, ${MERGE('c2.data', 'w')} AS merged,
                    coalesce((w.rec->>'is_forgotten')::boolean, false) AS forget
               FROM ${wave} w JOIN customers c2 ON c2.customer_id = w.target WHERE w.target IS NOT NULL AND NOT c2.is_forgotten) u
      WHERE c.customer_id = u.target`);
@@ -167,7 +166,7 @@ async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape
            CASE WHEN forget THEN NULL ELSE lower(merged->>'email') END,
            CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
            coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.at, w.at, w.position
-      FROM (SELECT ${wave}.*, CASE WHEN rec ? '$merge' THEN customer_merge('{}'::jsonb, rec) ELSE rec - ARRAY['$phone', '$token', '$no_create'] END AS merged,
+      FROM (SELECT ${wave}.*, CASE WHEN merge THEN customer_merge('{}'::jsonb, rec) ELSE rec - ARRAY['$phone', '$token', '$no_create'] END AS merged,
                    coalesce((rec->>'is_forgotten')::boolean, false) AS forget
               FROM ${wave} WHERE target IS NULL AND NOT rec ? '$no_create') w`);
 }

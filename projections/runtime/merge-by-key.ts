@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/event-store/src';
-import { pageChunksJson, type ProjectionTx } from './projection';
+import { CHUNK_RECORDS_SQL, pageChunksJson, queryByIndex, type ProjectionTx } from './projection';
 
 export interface MergeKey {
   column: string;
@@ -21,13 +21,14 @@ export async function mergeImportedRecords(tx: ProjectionTx, events: RecordedEve
     `CREATE TEMP TABLE ${batch} ON COMMIT DROP AS
      SELECT ${keys.map((k) => `${k.expr} AS ${k.column}`).join(', ')},
             jsonb_merge_agg(r.rec ORDER BY c.position, r.n) AS patch, max(c.at) AS at
-       FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb)
-      CROSS JOIN LATERAL jsonb_array_elements(c.records) WITH ORDINALITY AS r(rec, n)
+       FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb)
+      CROSS JOIN LATERAL jsonb_array_elements(${CHUNK_RECORDS_SQL}) WITH ORDINALITY AS r(rec, n)
       GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`,
     [pageChunksJson(events)],
   );
-  await tx.query(`UPDATE ${table} t SET data = jsonb_strip_empty(t.data || b.patch), updated_at = b.at FROM ${batch} b WHERE ${match('t', 'b')}`);
-  await tx.query(`INSERT INTO ${table} (${cols.join(', ')}, data, created_at, updated_at)
+  // Both joins with the table go by index (see queryByIndex).
+  await queryByIndex(tx, `UPDATE ${table} t SET data = jsonb_strip_empty(t.data || b.patch), updated_at = b.at FROM ${batch} b WHERE ${match('t', 'b')}`);
+  await queryByIndex(tx, `INSERT INTO ${table} (${cols.join(', ')}, data, created_at, updated_at)
     SELECT ${cols.map((c) => `b.${c}`).join(', ')}, jsonb_strip_empty(b.patch), b.at, b.at FROM ${batch} b
      WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${match('t', 'b')})`);
   await tx.query(`DROP TABLE ${batch}`);

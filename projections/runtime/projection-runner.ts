@@ -85,7 +85,7 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
 export function readPage(store: EventStore, projection: Projection, after: number, runnerLimit: number, allData = false): Promise<ReadAllPage> {
   const limit = Math.min(runnerLimit, projection.batchSize ?? runnerLimit);
   const filter = projection.eventTypes || projection.streamPrefixes ? { types: projection.eventTypes, streamPrefixes: projection.streamPrefixes } : undefined;
-  return store.readAll({ after, limit, filter, withDataOf: allData ? undefined : projection.dataTypes });
+  return store.readAll({ after, limit, filter, withDataOf: allData ? undefined : projection.dataTypes, rawDataOf: projection.rawDataTypes });
 }
 
 /**

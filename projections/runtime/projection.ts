@@ -24,6 +24,11 @@ export interface Projection {
    * then reads the page again with all data, and keeps doing so.
    */
   dataTypes?: string[];
+  /**
+   * Event types whose data `apply` only hands on to SQL: they may arrive as the stored JSON text
+   * (`rawData`, `data: null`; see pageChunksJson), which spares parsing and serialising import chunks.
+   */
+  rawDataTypes?: string[];
   /** Events per transaction when smaller than the runner's (import chunks carry ~1,000 records each). */
   batchSize?: number;
   /** Tables its migrations create; each is served to readers as a view of the same name. */
@@ -56,10 +61,29 @@ export interface PageChunk {
   records: unknown[];
 }
 
-/** The page's import chunks (`{records: [...]}` events) with their log position and time, as JSON for one query parameter. */
-export function pageChunksJson(events: RecordedEvent[], records: (e: RecordedEvent) => unknown[] = (e) => (e.data as { records: unknown[] }).records): string {
-  return JSON.stringify(events.map((e): PageChunk => ({ position: e.position, at: e.createdAt, records: records(e) })));
+/**
+ * The page's import chunks (`{records: [...]}` events) with their log position and time, as JSON for
+ * one query parameter: `[{position, at, records}]`. A chunk read as text (`rawData`, see
+ * Projection.rawDataTypes) goes in as it is stored, as `data` (its records are `data->'records'`),
+ * unless `records` reshapes its records, which needs them parsed.
+ */
+export function pageChunksJson(events: RecordedEvent[], records?: (e: RecordedEvent) => unknown[] | undefined): string {
+  const parts = events.map((e) => {
+    const reshaped = records?.(e);
+    if (reshaped === undefined && e.rawData !== undefined) return `{"position":${e.position},"at":${JSON.stringify(e.createdAt)},"data":${e.rawData}}`;
+    const chunk: PageChunk = { position: e.position, at: e.createdAt, records: reshaped ?? dataOf<{ records: unknown[] }>(e).records };
+    return JSON.stringify(chunk);
+  });
+  return `[${parts.join(',')}]`;
 }
+
+/** The event's data, parsed from `rawData` when it was read as text. */
+export function dataOf<T>(e: RecordedEvent): T {
+  return (e.data ?? (e.rawData !== undefined ? JSON.parse(e.rawData) : null)) as T;
+}
+
+/** The records of a page's chunks in SQL: `c` is a row of `jsonb_to_recordset($1) AS c(position bigint, at timestamptz, records jsonb, data jsonb)`. */
+export const CHUNK_RECORDS_SQL = `coalesce(c.records, c.data->'records')`;
 
 /**
  * Runs a statement that joins a page's temporary table with a read model, joining by index (nested

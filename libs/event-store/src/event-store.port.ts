@@ -30,6 +30,8 @@ export interface RecordedEvent<Data = unknown> {
   data: Data;
   metadata: EventMetadata;
   createdAt: string;
+  /** The data as stored, in JSON text, when it was read with `rawDataOf` (`data` is then null). */
+  rawData?: string;
 }
 
 /** `no_stream`: the stream must not exist; `stream_exists`: it must; a number: its last revision; `any`: no check. */
@@ -64,6 +66,12 @@ export interface ReadAllOptions {
    * Postgres adapter does, sparing large import chunks to readers that only count or route them).
    */
   withDataOf?: readonly string[];
+  /**
+   * Events of these types may come with their data as the stored JSON text (`rawData`, and `data:
+   * null`), for readers that hand it to SQL as it is instead of parsing and serialising it again. An
+   * adapter that cannot, or a type with upcasters, gives the data parsed as usual.
+   */
+  rawDataOf?: readonly string[];
 }
 
 export interface ReadAllPage {

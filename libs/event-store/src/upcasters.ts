@@ -21,6 +21,12 @@ export class UpcasterRegistry {
     return this;
   }
 
+  /** True when some stored version of `type` is upcast (its stored data is not in the current shape). */
+  handles(type: string): boolean {
+    for (const u of this.byKey.values()) if (u.type === type) return true;
+    return false;
+  }
+
   get size(): number {
     return this.byKey.size;
   }

@@ -40,7 +40,7 @@ CREATE FUNCTION list_update(cur jsonb, rep jsonb, additions jsonb, removals json
 $$;
 
 -- Only supplied keys change; "" removes a key; list operations applied; "$" keys are matching aids
--- ($phone, $token, $no_create, and $merge, which marks the records that need this function at all).
+-- ($phone, $token, $no_create; the projection calls this only for records that need it, see NEEDS_MERGE).
 CREATE FUNCTION customer_merge(cur jsonb, rec jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   merged jsonb := cur || (rec - ARRAY['$phone', '$token', '$no_create', '$merge', 'tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove']);

@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { createPool, PgNotifications, runMigrations } from '../../../platform/src';
 import { createTestDatabase } from '../../../../test/support/database';
 import { eventStoreContract } from '../contract/event-store.contract';
+import { UpcasterRegistry } from '../upcasters';
 import { POSTGRES_EVENT_STORE_MIGRATIONS, PostgresEventStore } from './postgres-event-store';
 
 eventStoreContract('postgres', async () => {
@@ -69,6 +70,15 @@ describe('postgres event log specifics', () => {
       await store.append('d-1', [{ type: 'Big', data: { records: [1, 2, 3] } }, { type: 'Small', data: { n: 1 } }]);
       const page = await store.readAll({ after: head + 4, withDataOf: ['Small'] });
       expect(page.events.map((e) => [e.type, e.data])).toEqual([['Big', null], ['Small', { n: 1 }]]);
+      // A reader that hands some types' data on to SQL gets it as the stored text, the others parsed.
+      const raw = await store.readAll({ after: head + 4, rawDataOf: ['Big'] });
+      expect(raw.events.map((e) => [e.type, e.data, e.rawData])).toEqual([['Big', null, '{"records": [1, 2, 3]}'], ['Small', { n: 1 }, undefined]]);
+      const both = await store.readAll({ after: head + 4, rawDataOf: ['Big'], withDataOf: [] });
+      expect(both.events.map((e) => [e.data, e.rawData])).toEqual([[null, '{"records": [1, 2, 3]}'], [null, undefined]]);
+      // A type with upcasters is read parsed (and upcast): its stored text is not in the current shape.
+      const upcasting = new PostgresEventStore(pool, { upcasters: new UpcasterRegistry().register({ type: 'Big', fromVersion: 1, toVersion: 2, upcast: (d) => ({ ...(d as object), v: 2 }) }) });
+      const upcast = await upcasting.readAll({ after: head + 4, rawDataOf: ['Big'], filter: { types: ['Big'] } });
+      expect(upcast.events.map((e) => [e.data, e.rawData])).toEqual([[{ records: [1, 2, 3], v: 2 }, undefined]]);
     } finally {
       await notifications.close();
       await pool.end();

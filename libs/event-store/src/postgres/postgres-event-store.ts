@@ -70,6 +70,7 @@ interface EventRow {
   data: unknown;
   metadata: EventMetadata;
   created_at: string;
+  raw_data?: string | null;
 }
 
 const COLUMNS = `position, stream, revision, id, type, data, metadata, to_json(created_at)#>>'{}' AS created_at`;
@@ -286,11 +287,17 @@ export class PostgresEventStore implements EventStore {
     const after = options.after ?? 0;
     const limit = options.limit ?? 1000;
     const { where, params } = this.filterSql(options.filter, 3);
+    // data: parsed (all, or only withDataOf's types) or, for rawDataOf's types without upcasters, as text in raw_data.
+    const raw = options.rawDataOf?.filter((t) => !this.upcasters.handles(t)) ?? [];
+    const param = (value: unknown) => `$${params.push(value) + 2}`;
+    const rawTypes = raw.length > 0 ? param(raw) : undefined;
+    const dataTypes = options.withDataOf ? param(options.withDataOf) : undefined;
     let columns = COLUMNS;
-    if (options.withDataOf) {
-      params.push(options.withDataOf);
-      columns = COLUMNS.replace(' data,', ` CASE WHEN type = ANY($${params.length + 2}::text[]) THEN data END AS data,`);
+    if (rawTypes || dataTypes) {
+      const data = dataTypes ? `CASE WHEN type = ANY(${dataTypes}::text[]) THEN data END` : 'data';
+      columns = COLUMNS.replace(' data,', ` ${rawTypes ? `CASE WHEN type = ANY(${rawTypes}::text[]) THEN NULL ELSE ${data} END` : data} AS data,`);
     }
+    if (rawTypes) columns += `, CASE WHEN type = ANY(${rawTypes}::text[]) THEN data::text END AS raw_data`;
     // Head and events come from one statement, so one snapshot: the page's position is exact.
     const { rows } = await this.pool.query<EventRow & { head: number }>(
       `WITH h AS (SELECT position AS head FROM mds_log_head)
@@ -399,7 +406,8 @@ export class PostgresEventStore implements EventStore {
       metadata: row.metadata,
       createdAt: row.created_at,
     };
-    // An event read without its data (withDataOf) is passed on as it is.
+    if (typeof row.raw_data === 'string') event.rawData = row.raw_data;
+    // An event read without its data (withDataOf) or with it as text (rawDataOf) is passed on as it is.
     return row.data === null ? event : this.upcasters.apply(event);
   }
 }
