@@ -1,14 +1,17 @@
-// Scenarios 1, 2 and 8: customer import against `mds start` over HTTP (requests of 1,000 → accepted
+// Scenarios 1, 2, 5 and 8: customer import against `mds start` over HTTP (requests of 1,000 → accepted
 // → run completed, readable) next to a raw COPY of the same rows into a scratch table, in the same
-// run on the same PostgreSQL; the service's peak RSS. `npm run bench` (not part of `npm test`).
+// run on the same PostgreSQL; the service's peak RSS; then append-to-readable latency at half the
+// sustained end-to-end rate. `npm run bench` (not part of `npm test`).
 import * as os from 'node:os';
 import { median } from './bench-database';
 import { copyRate, csvLine, importRates, ratioRow } from './bench-service';
-import { startServiceProcess } from './service-process';
+import { Client } from 'pg';
+import { startServiceProcess, type ServiceProcess } from './service-process';
 
 const TOTAL = Number(process.env.BENCH_CUSTOMERS ?? 200_000);
 const PER_REQUEST = 1000;
 const REPS = Number(process.env.BENCH_REPS ?? 3);
+const LATENCY_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 
 function customer(rep: number, n: number) {
   return {
@@ -41,7 +44,66 @@ async function main() {
   console.log(ratioRow('2. accepted (200 after a durable append)', median(accept), c));
   console.log(ratioRow('1. end to end (run completed, readable)', median(readable), c));
   console.log(`\n8. peak RSS of the service process over the ${REPS} runs: ${service.peakRssMiB()} MiB (target < 512 MiB)\n`);
+  const sustained = median(readable);
+  const lat = await appendToReadable(service, sustained / 2);
+  const ms = (x: number) => `${Math.round(x)} ms`;
+  console.log(`5. append to readable at half the sustained end-to-end rate (${Math.round(sustained / 2).toLocaleString('en')} customers/s, one request of ${PER_REQUEST} every ${ms((PER_REQUEST / (sustained / 2)) * 1000)}, ${lat.requests} requests over ${LATENCY_SECONDS} s): `
+    + `from the 200 answer to the customers read model having the request's last chunk, p50 ${ms(lat.p50)}, p99 ${ms(lat.p99)}, max ${ms(lat.max)} (target p99 ≤ 250 ms); `
+    + `from sending the request, p99 ${ms(lat.p99FromSend)}.\n`);
   await service.close();
+}
+
+/**
+ * Scenario 5: requests paced at `rate` records/s; for each, the time from its 200 answer (the append
+ * is durable) until the customers projection's checkpoint passes its last event, as PostgreSQL
+ * announces it (`mds_checkpoints`, sent when the projection's page commits), heard on a connection of its own.
+ */
+async function appendToReadable(service: ServiceProcess, rate: number): Promise<{ requests: number; p50: number; p99: number; max: number; p99FromSend: number }> {
+  const listener = new Client({ connectionString: service.db.url });
+  await listener.connect();
+  const waiting: Array<{ position: number; resolve: (at: bigint) => void }> = [];
+  listener.on('notification', (n) => {
+    const [name, checkpoint] = (n.payload ?? '').split(':');
+    if (name !== 'customers') return;
+    const at = process.hrtime.bigint();
+    for (let i = waiting.length - 1; i >= 0; i--) if (waiting[i].position <= Number(checkpoint)) waiting.splice(i, 1)[0].resolve(at);
+  });
+  await listener.query('LISTEN mds_checkpoints');
+  const interval = (PER_REQUEST / rate) * 1000;
+  const count = Math.max(1, Math.round((LATENCY_SECONDS * 1000) / interval));
+  const fromAnswer: number[] = [];
+  const fromSend: number[] = [];
+  const inFlight: Array<Promise<void>> = [];
+  const started = Date.now();
+  for (let i = 0; i < count; i++) {
+    const wait = started + i * interval - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push((async () => {
+      const sent = process.hrtime.bigint();
+      const rows = Array.from({ length: PER_REQUEST }, (_, n) => customer(1000 + i, n));
+      const res = await fetch(`http://127.0.0.1:${service.port}/api/customers/upload/`, { method: 'POST', headers: service.headers, body: JSON.stringify({ customers: rows }) });
+      const answered = process.hrtime.bigint();
+      const body = (await res.json()) as { run_id: string };
+      if (res.status !== 200) throw new Error(`import failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+      const { rows: last } = await service.copyClient.query<{ p: string }>('SELECT max(position) AS p FROM mds_events WHERE stream = $1', [`import-${body.run_id}`]);
+      const position = Number(last[0].p);
+      const readableAt = await new Promise<bigint>((resolve) => {
+        waiting.push({ position, resolve });
+        // Already applied before we listened for it: its checkpoint is in the table.
+        void service.copyClient.query<{ c: string }>(`SELECT checkpoint AS c FROM mds_projections WHERE name = 'customers' AND state = 'live'`).then(({ rows: cp }) => {
+          const at = process.hrtime.bigint();
+          const idx = waiting.findIndex((w) => w.resolve === resolve);
+          if (idx >= 0 && Number(cp[0].c) >= position) waiting.splice(idx, 1)[0].resolve(at);
+        });
+      });
+      fromAnswer.push(Number(readableAt - answered) / 1e6);
+      fromSend.push(Number(readableAt - sent) / 1e6);
+    })());
+  }
+  await Promise.all(inFlight);
+  await listener.end();
+  const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
+  return { requests: count, p50: q(fromAnswer, 50), p99: q(fromAnswer, 99), max: Math.max(...fromAnswer), p99FromSend: q(fromSend, 99) };
 }
 
 main().catch((err) => {
