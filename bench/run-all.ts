@@ -48,7 +48,6 @@ async function main() {
     `Written by \`npm run bench\`${SMOKE ? ' in smoke mode (tiny sizes, one repetition: not figures to quote)' : ''} on ${new Date().toISOString()}.`,
     `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB, ${os.type()} ${os.release()}; Node ${process.version}; marketing-data-service ${pkg.version}.`,
     'Each table compares the service with a baseline measured in the same run on the same PostgreSQL; figures are medians of the repetitions.',
-    'Scenario 5 (append-to-readable p99 at half the sustained import rate) is not measured yet.',
     '',
   ].join('\n');
   const target = path.join(ROOT, 'bench', SMOKE ? 'RESULTS.smoke.md' : 'RESULTS.md');
