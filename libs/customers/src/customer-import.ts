@@ -16,14 +16,13 @@ import type { Settings } from '../../settings/src';
 import { validateCustomer } from './customer.schema';
 import { CUSTOMERS_IMPORTED } from './customers.events';
 
-const STRING_FIELDS = [
+const STRING_FIELDS = new Set([
   'canonical_id', 'first_name', 'last_name', 'shop_id', 'city', 'company', 'gender', 'house_number', 'house_number_addition',
   'province', 'street_address', 'street_name', 'vat_number', 'zip_code', 'cb_token', 'language',
-];
-const BOOLEAN_FIELDS = ['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms', 'is_deleted', 'is_forgotten'];
-const DATETIME_FIELDS = ['date_joined', 'last_login'];
-const LIST_FIELDS = ['tags', 'mailing_lists'];
-const LIST_OPS = ['tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove'];
+]);
+const BOOLEAN_FIELDS = new Set(['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms', 'is_deleted', 'is_forgotten']);
+const DATETIME_FIELDS = new Set(['date_joined', 'last_login']);
+const LIST_FIELDS = new Set(['tags', 'mailing_lists', 'tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove']);
 /** Key of the normalised phone number carried in the event for matching ("$" keys are never customer fields). */
 export const PHONE_KEY = '$phone';
 
@@ -60,19 +59,19 @@ export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
         } else if (key === 'country') {
           const country = field(r, key, coerceString)?.trim();
           if (country !== undefined) out.country = country.toUpperCase();
-        } else if (STRING_FIELDS.includes(key)) {
+        } else if (STRING_FIELDS.has(key)) {
           const s = field(r, key, (v) => coerceString(v, 1000));
           if (s !== undefined) out[key] = s;
-        } else if (BOOLEAN_FIELDS.includes(key)) {
+        } else if (BOOLEAN_FIELDS.has(key)) {
           const b = field(r, key, coerceBoolean);
           if (b !== undefined) out[key] = b;
-        } else if (DATETIME_FIELDS.includes(key)) {
+        } else if (DATETIME_FIELDS.has(key)) {
           const t = value === '' ? '' : field(r, key, (v) => coerceDateTime(v, settings.timezone));
           if (t !== undefined) out[key] = t;
         } else if (key === 'birth_date') {
           const d = value === '' ? '' : field(r, key, coerceDate);
           if (d !== undefined) out[key] = d;
-        } else if (LIST_FIELDS.includes(key) || LIST_OPS.includes(key)) {
+        } else if (LIST_FIELDS.has(key)) {
           out[key] = value === '' ? [] : field(r, key, coerceList);
         } else {
           isCompanyField(key, settings); // checks a company key; any other key is kept as sent

@@ -1,7 +1,7 @@
 import { coerceBoolean, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, CoercionError } from './coerce';
 import { coerceDate, coerceDateTime } from './dates';
 import { normalizePhone } from './phone';
-import { chunkRecords } from './import-run';
+import { chunkRecords, jsonLength } from './import-run';
 
 describe('lenient coercion', () => {
   it.each([
@@ -75,6 +75,12 @@ describe('numbers, money, dates, phones', () => {
     expect(() => coerceDateTime('2024-03-01 25:00:00')).toThrow(/impossible time/);
     expect(coerceDate('2024-02-29')).toBe('2024-02-29');
     expect(() => coerceDateTime('01/03/2024')).toThrow(/ISO 8601/);
+    // The same checks hold for timestamps already in the returned form (answered on a shorter path).
+    expect(coerceDateTime(' 2024-02-29T23:59:59Z ', 'Europe/Helsinki')).toBe('2024-02-29T23:59:59Z');
+    expect(() => coerceDateTime('2025-02-29T10:00:00Z')).toThrow(/not a real date/);
+    expect(() => coerceDateTime('2024-04-31T10:00:00Z')).toThrow(/not a real date/);
+    expect(() => coerceDateTime('2024-03-01T24:00:00Z')).toThrow(/impossible time/);
+    expect(() => coerceDateTime('2024-03-01T10:60:00Z')).toThrow(/impossible time|ISO 8601/);
   });
 
   it('normalises phone numbers to +<digits> where the default country allows', () => {
@@ -94,5 +100,17 @@ describe('chunking', () => {
     expect(chunks.flat()).toEqual(records);
     const big = Array.from({ length: 10 }, (_, i) => ({ i, pad: 'x'.repeat(200 * 1024) }));
     expect(chunkRecords(big).map((c) => c.length)).toEqual([2, 2, 2, 2, 2]);
+  });
+
+  it('estimates a record\'s JSON length without serialising it: exact without escapes, close with them', () => {
+    const values: unknown[] = [
+      {}, [], null, true, false, 0, -12.5, 1e21, 'text', ['a', 1, null, [true, {}]],
+      { external_id: 'B-1', tags: ['vip', 't1'], can_email: false, n: 42, nested: { a: [1, 2, { b: 'c' }] }, empty: '' },
+      { skipped: undefined, kept: 1 }, [undefined, 1], { ä: 'åäö €' },
+    ];
+    for (const v of values) expect([v, jsonLength(v)]).toEqual([v, JSON.stringify(v).length]);
+    const escaped = { quote: 'say "hi"\n', path: 'C:\\dir' };
+    expect(jsonLength(escaped)).toBeLessThan(JSON.stringify(escaped).length);
+    expect(jsonLength(escaped)).toBeGreaterThanOrEqual(JSON.stringify(escaped).length - 4);
   });
 });

@@ -1,6 +1,7 @@
 import { CoercionError } from './coerce';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 function checkDate(y: number, m: number, d: number, raw: string): void {
@@ -54,6 +55,11 @@ export function coerceDateTime(value: unknown, timeZone = 'UTC'): string | undef
   if (value === null || value === undefined || value === '') return undefined;
   if (typeof value !== 'string') throw new CoercionError('invalid_datetime', 'expected a date or timestamp');
   const raw = value.trim();
+  // Already what we return (ISO UTC to the second): the common case, answered without the parts.
+  if (CANONICAL.test(raw)) {
+    const t = Date.parse(raw);
+    if (!Number.isNaN(t) && new Date(t).toISOString().startsWith(raw.slice(0, 19))) return raw;
+  }
   const date = DATE.exec(raw);
   const m = date ? [raw, date[1], date[2], date[3], '00', '00', '00', undefined, undefined] : DATETIME.exec(raw);
   if (!m) throw new CoercionError('invalid_datetime', `"${raw}" is not a date or ISO 8601 timestamp`);

@@ -111,13 +111,16 @@ const MAX_ERRORS_LISTED = 1000;
 export const CHUNK_RECORDS = 1000;
 export const CHUNK_BYTES = 512 * 1024;
 
-/** Splits records into chunks of at most ~1,000 records or ~512 KB of JSON. */
+/**
+ * Splits records into chunks of at most ~1,000 records or ~512 KB of JSON. Sizes are estimated
+ * (jsonLength) rather than serialised: the chunks are serialised once, by the append.
+ */
 export function chunkRecords<R>(records: R[], maxRecords = CHUNK_RECORDS, maxBytes = CHUNK_BYTES): R[][] {
   const chunks: R[][] = [];
   let current: R[] = [];
   let bytes = 0;
   for (const r of records) {
-    const size = JSON.stringify(r).length;
+    const size = jsonLength(r);
     if (current.length > 0 && (current.length >= maxRecords || bytes + size > maxBytes)) {
       chunks.push(current);
       current = [];
@@ -128,6 +131,40 @@ export function chunkRecords<R>(records: R[], maxRecords = CHUNK_RECORDS, maxByt
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
+}
+
+/**
+ * About the length of JSON.stringify(value), without building it: exact but for escapes in strings
+ * (each counted as one character) and numbers (counted as their shortest form).
+ */
+export function jsonLength(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+      return Number.isFinite(value) ? String(value).length : 4;
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'object': {
+      if (value === null) return 4;
+      if (Array.isArray(value)) {
+        let n = 1 + Math.max(0, value.length - 1) + 1;
+        for (const v of value) n += v === undefined ? 4 : jsonLength(v);
+        return n;
+      }
+      let n = 2;
+      let first = true;
+      for (const key in value as Record<string, unknown>) {
+        const v = (value as Record<string, unknown>)[key];
+        if (v === undefined || typeof v === 'function') continue;
+        n += (first ? 0 : 1) + key.length + 3 + jsonLength(v);
+        first = false;
+      }
+      return n;
+    }
+    default:
+      return 0;
+  }
 }
 
 export function validateRecords<R>(kind: ImportKind<R>, records: unknown[]): { accepted: Array<{ index: number; record: R }>; errors: RecordError[] } {
