@@ -3,7 +3,8 @@ import { openTestRuntime, type TestRuntime } from '../../test/support/runtime';
 import { eventually } from '../../test/support/eventually';
 import { EXPECTED_TALLY_SQL, tallyProjection } from '../../test/fixtures/tally/tally.projection';
 import { streamsProjection } from '../streams/streams.projection';
-import { listGenerations } from './catalog';
+import { createGeneration, getGeneration, listGenerations } from './catalog';
+import { applyPage, openDedicatedClient, readPage } from './projection-runner';
 import { waitForProjection, ProjectionTimeoutError } from './consistency';
 import { Projector, projectionStatuses } from './projector';
 
@@ -60,6 +61,28 @@ describe('projection runtime', () => {
     const streams = (await rt.pool.query(`SELECT stream, category, revision, event_count FROM streams ORDER BY stream`)).rows;
     expect(streams[0]).toEqual({ stream: 'noise-1', category: 'noise', revision: 0, event_count: 1 });
     expect(streams.filter((r) => r.category === 'tally').every((r) => r.event_count === 30 && r.revision === 29)).toBe(true);
+  });
+
+  it('commits a page with its checkpoint only while the checkpoint is where the page was read from', async () => {
+    const position = await appendTallied(rt, 2, 3);
+    const tally = rt.projections[0];
+    const gen = await createGeneration(rt.pool, tally, { onlyIfNone: true });
+    const client = await openDedicatedClient(rt.runnerDeps(), 'test', { derivedState: true });
+    try {
+      const page = await readPage(rt.store, tally, 0, 50);
+      expect(page.position).toBe(position);
+      // Another runner moved the checkpoint meanwhile: the page's rows roll back with the failed compare-and-set.
+      expect(await applyPage(client, tally, { ...gen, checkpoint: 2 }, page)).toBe(false);
+      expect((await rt.pool.query('SELECT count(*)::int AS n FROM tally')).rows[0].n).toBe(0);
+      expect((await getGeneration(rt.pool, 'tally', gen.generation))!.checkpoint).toBe(0);
+      // The connection is out of the failed transaction, and the page applies from the right checkpoint.
+      expect(await applyPage(client, tally, gen, page)).toBe(true);
+      expect(gen.checkpoint).toBe(position);
+      expect((await getGeneration(rt.pool, 'tally', gen.generation))!.checkpoint).toBe(position);
+      await tallyMatchesLog(rt);
+    } finally {
+      await client.end();
+    }
   });
 
   it('times out a wait for a position the projection has not reached', async () => {

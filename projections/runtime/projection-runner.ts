@@ -68,19 +68,23 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
   await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
   try {
     await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
-    const moved = await moveCheckpoint();
-    if (moved.rowCount !== 1) {
-      await client.query('ROLLBACK');
-      return false;
-    }
-    await client.query('COMMIT');
+    // Compare-and-set and COMMIT in one round trip (a multi-statement query takes no parameters:
+    // the name is snake_case by assertValidProjection, the rest are integers).
+    const ints = [gen.generation, gen.checkpoint, page.position];
+    if (!NAME_LITERAL.test(projection.name) || !ints.every(Number.isSafeInteger)) throw new Error(`cannot move checkpoint of ${projection.name} to ${page.position}`);
+    await client.query(`SELECT mds_move_checkpoint('${projection.name}', ${ints.join(', ')}); COMMIT`);
     gen.checkpoint = page.position;
     return true;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
+    if ((err as { code?: string }).code === CHECKPOINT_MOVED) return false;
     throw err;
   }
 }
+
+/** SQLSTATE of mds_move_checkpoint when the checkpoint was not where the page was read from. */
+const CHECKPOINT_MOVED = 'MDSCP';
+const NAME_LITERAL = /^[a-z][a-z0-9_]*$/;
 
 export function readPage(store: EventStore, projection: Projection, after: number, runnerLimit: number, allData = false): Promise<ReadAllPage> {
   const limit = Math.min(runnerLimit, projection.batchSize ?? runnerLimit);
