@@ -51,7 +51,10 @@ async function main() {
     '',
   ].join('\n');
   const target = path.join(ROOT, 'bench', SMOKE ? 'RESULTS.smoke.md' : 'RESULTS.md');
-  fs.writeFileSync(target, `${header}\n${sections.join('\n\n')}\n`);
+  // What profiling found is kept by hand beside the benchmarks and goes out with every run's figures.
+  const findings = path.join(ROOT, 'bench', 'FINDINGS.md');
+  const found = fs.existsSync(findings) ? `\n\n${fs.readFileSync(findings, 'utf8').trim()}` : '';
+  fs.writeFileSync(target, `${header}\n${sections.join('\n\n')}${found}\n`);
   process.stderr.write(`\nwrote ${path.relative(ROOT, target)}\n`);
   if (failed > 0) process.exit(1);
 }
