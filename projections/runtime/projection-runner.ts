@@ -177,10 +177,22 @@ export async function rebuildProjection(
         etaSeconds: rate > 0 ? remaining / rate : undefined,
       });
     };
+    // The next page is read (through the pool, on another connection) while this one is applied:
+    // reading and applying then use both cores. A read-ahead is used only if it starts where the
+    // applied page ended and was read with the data the projection turned out to need.
+    let ahead: { after: number; allData: boolean; page: Promise<ReadAllPage> } | undefined;
+    const readAhead = (after: number) => {
+      const page = readPage(deps.store, projection, after, deps.batchSize, data.allData);
+      page.catch(() => undefined); // awaited only if used
+      ahead = { after, allData: data.allData, page };
+    };
     for (;;) {
       if (options.signal?.aborted) throw new Error('rebuild aborted');
-      const read = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, data.allData);
+      const usable = ahead && ahead.after === gen.checkpoint && ahead.allData === data.allData;
+      const read = usable ? await ahead!.page : await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, data.allData);
+      ahead = undefined;
       if (read.position === gen.checkpoint) break;
+      if (read.events.length > 0) readAhead(read.position);
       const { page, applied } = await readAndApply(client, deps, projection, gen, data, read);
       if (!applied) throw new Error(`generation ${gen.generation} of ${projection.name} was changed by another process`);
       events += page.events.length;
