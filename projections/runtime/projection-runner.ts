@@ -189,8 +189,10 @@ export async function rebuildProjection(
     for (;;) {
       if (options.signal?.aborted) throw new Error('rebuild aborted');
       const usable = ahead && ahead.after === gen.checkpoint && ahead.allData === data.allData;
-      const read = usable ? await ahead!.page : await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, data.allData);
+      let read = usable ? await ahead!.page : undefined;
       ahead = undefined;
+      // A read-ahead that found nothing new may predate the latest appends: only a fresh read says caught up.
+      if (!read || read.position === gen.checkpoint) read = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, data.allData);
       if (read.position === gen.checkpoint) break;
       if (read.events.length > 0) readAhead(read.position);
       const { page, applied } = await readAndApply(client, deps, projection, gen, data, read);
