@@ -80,6 +80,18 @@ export class DeliveryWorker {
     await this.lease?.end().catch(() => undefined);
   }
 
+  /**
+   * Runs a query on the lease connection after the ones before it: claims and releases (several
+   * outlets finishing at once) must not overlap on one pg client.
+   */
+  private onLease<T>(fn: (client: LeaseClient) => Promise<T>): Promise<T> {
+    const run = this.leaseQueue.then(() => fn(this.lease!));
+    this.leaseQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  private leaseQueue: Promise<unknown> = Promise.resolve();
+
   /** Looks for outlets to own: every poll interval, each deliverable outlet no worker holds. */
   private async claimLoop(): Promise<void> {
     const signal = this.abort.signal;
@@ -88,12 +100,12 @@ export class DeliveryWorker {
         for (const outlet of await deliverableOutlets(this.runtime.pool)) {
           const id = outlet.definition.outlet_id;
           if (this.owned.has(id) || signal.aborted) continue;
-          if (!(await tryLease(this.lease!, `outlet:${id}`))) continue;
+          if (!(await this.onLease((c) => tryLease(c, `outlet:${id}`)))) continue;
           const run = this.deliverOutlet(id, outlet.definition.datatarget_id)
             .catch((err) => this.logger.error({ err: (err as Error).message, outlet: id }, 'outlet delivery failed; will retry'))
             .finally(async () => {
               this.owned.delete(id);
-              await releaseLease(this.lease!, `outlet:${id}`).catch(() => undefined);
+              await this.onLease((c) => releaseLease(c, `outlet:${id}`)).catch(() => undefined);
             });
           this.owned.set(id, run);
         }
