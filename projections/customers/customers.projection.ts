@@ -4,7 +4,7 @@ import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { CHUNK_RECORDS_SQL, dataOf, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
+import { PAGE_RECORDS_SQL, dataOf, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
 
 /**
@@ -58,8 +58,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
        SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
               nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
               coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE('r.rec')} AS merge
-         FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb)
-        CROSS JOIN LATERAL jsonb_array_elements(${CHUNK_RECORDS_SQL}) WITH ORDINALITY AS r(rec, n)
+         FROM ${PAGE_RECORDS_SQL('$1')}
         WHERE jsonb_typeof(r.rec) = 'object') x`,
     [pageChunksJson(events, patches)],
   );

@@ -3,7 +3,7 @@ import { EVENTS_IMPORTED } from '../../libs/activity/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { CHUNK_RECORDS_SQL, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
+import { PAGE_RECORDS_SQL, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { EVENTS_QUERY_TABLE } from './events.queries';
 
 /** Set-based: the page's new events in one INSERT, then its deletions in one UPDATE (ids come from retrieval, so a deletion follows its event). */
@@ -36,8 +36,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
   await tx.query(
     `CREATE TEMP TABLE events_batch ON COMMIT DROP AS
      SELECT c.position, c.at, r.rec
-       FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb)
-      CROSS JOIN LATERAL jsonb_array_elements(${CHUNK_RECORDS_SQL}) AS r(rec)`,
+       FROM ${PAGE_RECORDS_SQL('$1')}`,
     [pageChunksJson(events)],
   );
   await tx.query(`INSERT INTO customer_events (id, type, date, customer_external_id, phone, email, customer_token, data, position, created_at)

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/event-store/src';
-import { CHUNK_RECORDS_SQL, pageChunksJson, queryByIndex, type ProjectionTx } from './projection';
+import { PAGE_RECORDS_SQL, pageChunksJson, queryByIndex, type ProjectionTx } from './projection';
 
 export interface MergeKey {
   column: string;
@@ -21,8 +21,7 @@ export async function mergeImportedRecords(tx: ProjectionTx, events: RecordedEve
     `CREATE TEMP TABLE ${batch} ON COMMIT DROP AS
      SELECT ${keys.map((k) => `${k.expr} AS ${k.column}`).join(', ')},
             jsonb_merge_agg(r.rec ORDER BY c.position, r.n) AS patch, max(c.at) AS at
-       FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb)
-      CROSS JOIN LATERAL jsonb_array_elements(${CHUNK_RECORDS_SQL}) WITH ORDINALITY AS r(rec, n)
+       FROM ${PAGE_RECORDS_SQL('$1')}
       GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`,
     [pageChunksJson(events)],
   );

@@ -2,7 +2,7 @@ import { Client, type Pool } from 'pg';
 import type { EventStore, ReadAllPage } from '../../libs/event-store/src';
 import { quoteIdent, type Logger } from '../../libs/platform/src';
 import { createGeneration, dropRetiredGenerations, liveGeneration, pointViews, type Generation } from './catalog';
-import { EventDataNeeded, type Projection } from './projection';
+import { EventDataNeeded, NAME, type Projection } from './projection';
 
 export interface RunnerDeps {
   pool: Pool;
@@ -49,42 +49,43 @@ export async function releaseLease(client: Client, key: string): Promise<void> {
  * the generation was retired by a switch, nothing is committed and the caller reloads.
  */
 export async function applyPage(client: Client, projection: Projection, gen: Generation, page: ReadAllPage): Promise<boolean> {
-  // The checkpoint's compare-and-set and its notification in one statement (delivered at commit).
-  const moveCheckpoint = () =>
-    client.query(
-      `WITH moved AS (
-         UPDATE mds_projections SET checkpoint = $3, updated_at = now()
-          WHERE name = $1 AND generation = $2 AND checkpoint = $4 AND state <> 'retired' RETURNING 1)
-       SELECT pg_notify('mds_checkpoints', $5) FROM moved`,
-      [projection.name, gen.generation, page.position, gen.checkpoint, `${projection.name}:${page.position}`],
-    );
-  if (page.events.length === 0) {
-    // Nothing of this projection's in the page: only the checkpoint moves, in one round trip.
-    const moved = await moveCheckpoint();
-    if (moved.rowCount !== 1) return false;
-    gen.checkpoint = page.position;
-    return true;
-  }
-  await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
+  const move = moveCheckpointCall(projection, gen, page.position);
   try {
-    await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
-    // Compare-and-set and COMMIT in one round trip (a multi-statement query takes no parameters:
-    // the name is snake_case by assertValidProjection, the rest are integers).
-    const ints = [gen.generation, gen.checkpoint, page.position];
-    if (!NAME_LITERAL.test(projection.name) || !ints.every(Number.isSafeInteger)) throw new Error(`cannot move checkpoint of ${projection.name} to ${page.position}`);
-    await client.query(`SELECT mds_move_checkpoint('${projection.name}', ${ints.join(', ')}); COMMIT`);
-    gen.checkpoint = page.position;
-    return true;
+    if (page.events.length === 0) {
+      // Nothing of this projection's in the page: only the checkpoint moves, in one round trip.
+      await client.query(move);
+    } else {
+      await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
+      try {
+        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
+        // Compare-and-set and COMMIT in one round trip.
+        await client.query(`${move}; COMMIT`);
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    }
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
     if ((err as { code?: string }).code === CHECKPOINT_MOVED) return false;
     throw err;
   }
+  gen.checkpoint = page.position;
+  return true;
 }
 
 /** SQLSTATE of mds_move_checkpoint when the checkpoint was not where the page was read from. */
 const CHECKPOINT_MOVED = 'MDSCP';
-const NAME_LITERAL = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * The checkpoint's compare-and-set (and its notification, delivered at commit) as a statement with
+ * literals, so it can share a query with COMMIT (a multi-statement query takes no parameters): the
+ * name is snake_case (assertValidProjection), the rest are integers.
+ */
+function moveCheckpointCall(projection: Projection, gen: Generation, to: number): string {
+  const ints = [gen.generation, gen.checkpoint, to];
+  if (!NAME.test(projection.name) || !ints.every(Number.isSafeInteger)) throw new Error(`cannot move checkpoint of ${projection.name} to ${to}`);
+  return `SELECT mds_move_checkpoint('${projection.name}', ${ints.join(', ')})`;
+}
 
 export function readPage(store: EventStore, projection: Projection, after: number, runnerLimit: number, allData = false): Promise<ReadAllPage> {
   const limit = Math.min(runnerLimit, projection.batchSize ?? runnerLimit);

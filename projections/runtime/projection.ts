@@ -46,7 +46,8 @@ export class EventDataNeeded extends Error {
   }
 }
 
-const NAME = /^[a-z][a-z0-9_]{0,40}$/;
+/** Names of projections and their tables: snake_case, safe to write into SQL as they are. */
+export const NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
 export function assertValidProjection(p: Projection): void {
   if (!NAME.test(p.name)) throw new Error(`projection name "${p.name}" must be snake_case (a-z, 0-9, _)`);
@@ -82,8 +83,12 @@ export function dataOf<T>(e: RecordedEvent): T {
   return (e.data ?? (e.rawData !== undefined ? JSON.parse(e.rawData) : null)) as T;
 }
 
-/** The records of a page's chunks in SQL: `c` is a row of `jsonb_to_recordset($1) AS c(position bigint, at timestamptz, records jsonb, data jsonb)`. */
-export const CHUNK_RECORDS_SQL = `coalesce(c.records, c.data->'records')`;
+/**
+ * FROM items giving every record of the page `param` (pageChunksJson: reshaped `records` or the chunk
+ * as stored in `data`) as `r(rec, n)`, n counting from 1 in its chunk, with its chunk's `c.position` and `c.at`.
+ */
+export const PAGE_RECORDS_SQL = (param: string) => `jsonb_to_recordset(${param}::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb)
+        CROSS JOIN LATERAL jsonb_array_elements(coalesce(c.records, c.data->'records')) WITH ORDINALITY AS r(rec, n)`;
 
 /**
  * Runs a statement that joins a page's temporary table with a read model, joining by index (nested

@@ -3,7 +3,7 @@ import { SALES_IMPORTED, STATES_OUT_OF_STATISTICS } from '../../libs/sales/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { CHUNK_RECORDS_SQL, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
+import { PAGE_RECORDS_SQL, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { SALES_QUERY_TABLE } from './sales.queries';
 
 /**
@@ -44,8 +44,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
        SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(r.rec->'fields' ORDER BY c.position, r.n) AS fields,
               (array_agg(jsonb_build_object('rows', r.rec->'rows', 'sale_total', r.rec->'sale_total') ORDER BY c.position DESC, r.n DESC))[1] AS latest,
               max(c.at) AS at
-         FROM jsonb_to_recordset($1::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb)
-        CROSS JOIN LATERAL jsonb_array_elements(${CHUNK_RECORDS_SQL}) WITH ORDINALITY AS r(rec, n)
+         FROM ${PAGE_RECORDS_SQL('$1')}
         GROUP BY 1) g,
      LATERAL (SELECT g.latest->'rows' AS rows, (g.latest->>'sale_total')::bigint AS sale_total) last`,
     [pageChunksJson(events)],
