@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
-import { quoteIdent } from '../../libs/platform/src';
+import { quoteIdent, withTransaction } from '../../libs/platform/src';
 import type { Projection } from './projection';
 
 export type GenerationState = 'building' | 'live' | 'retired';
@@ -48,7 +48,7 @@ export async function listGenerations(db: Db): Promise<Generation[]> {
 export async function createGeneration(pool: Pool, projection: Projection, options: { onlyIfNone?: boolean } = {}): Promise<Generation> {
   // The connection is released before the generation is read back: a caller holding one connection
   // while waiting for a second could exhaust the pool when every projection starts at once.
-  const created = await inTransaction(pool, async (client) => {
+  const created = await withTransaction(pool, async (client) => {
     // Serialises concurrent creators of the same projection's generations.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mds-projection-catalog:${projection.name}`]);
     const { rows } = await client.query<{ next: number; has_live: boolean }>(
@@ -73,22 +73,6 @@ export async function createGeneration(pool: Pool, projection: Projection, optio
   });
   if (created.existing) return (await liveGeneration(pool, projection.name)) ?? (await getGeneration(pool, projection.name, created.generation))!;
   return (await getGeneration(pool, projection.name, created.generation))!;
-}
-
-/** Runs `work` in a transaction on a connection of its own, released before the result is returned. */
-async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
 import { openTestRuntime, type TestRuntime } from '../../test/support/runtime';
 import { eventually } from '../../test/support/eventually';
 import { EXPECTED_TALLY_SQL, tallyProjection } from '../../test/fixtures/tally/tally.projection';
@@ -82,6 +83,18 @@ describe('projection runtime', () => {
       await tallyMatchesLog(rt);
     } finally {
       await client.end();
+    }
+  });
+
+  it('creates or finds a generation on a single connection: it never waits for a second while holding one', async () => {
+    // With a pool of one, holding the connection while reading the generation back would wait until the connect timeout.
+    const one = new Pool({ connectionString: rt.databaseUrl, max: 1, connectionTimeoutMillis: 2000 });
+    try {
+      const created = await createGeneration(one, rt.projections[0], { onlyIfNone: true });
+      const found = await createGeneration(one, rt.projections[0], { onlyIfNone: true });
+      expect([created.state, found.generation]).toEqual(['live', created.generation]);
+    } finally {
+      await one.end();
     }
   });
 
