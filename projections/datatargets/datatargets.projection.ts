@@ -40,8 +40,9 @@ export const datatargetsProjection: Projection = {
   tables: ['datatargets', 'datatarget_messages', 'outlets', 'outlet_log'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
-    await forEachRun(events, (e) => (e.type === MESSAGES_POSTED ? 'posted' : e.id), async (run) => {
+    await forEachRun(events, (e) => (e.type === MESSAGES_POSTED || e.type === DELIVERY_ATTEMPTED ? e.type : e.id), async (run) => {
       if (run[0].type === MESSAGES_POSTED) await insertMessages(run, tx);
+      else if (run[0].type === DELIVERY_ATTEMPTED) await insertAttempts(run, tx);
       else await applyOne(run[0], tx);
     });
   },
@@ -63,6 +64,23 @@ async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promis
       WHERE d.datatarget_id = x.id
      RETURNING pg_notify('${OUTLETS_CHANNEL}', d.datatarget_id)`,
     [JSON.stringify(events.map((e) => ({ id: e.stream.slice('datatarget-'.length), last: (e.data as { last_message_number: number }).last_message_number })))],
+  );
+}
+
+/** A run of delivery attempts (a worker appends them in groups): the log entries, then each outlet's latest state. */
+async function insertAttempts(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
+  const attempts = events.map((e, ord) => {
+    const a = e.data as DeliveryAttempted;
+    return { outlet_id: e.stream.slice('outlet-'.length), entry_number: a.entry.entry_number, entry: a.entry, http_request: a.http_request, http_reply: a.http_reply, state: a.state, ord };
+  });
+  await tx.query(
+    `WITH a AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(outlet_id text, entry_number bigint, entry jsonb, http_request text, http_reply text, state jsonb, ord int)),
+     logged AS (INSERT INTO outlet_log (outlet_id, entry_number, entry, http_request, http_reply)
+                SELECT outlet_id, entry_number, entry, http_request, http_reply FROM a ORDER BY ord ON CONFLICT DO NOTHING)
+     UPDATE outlets o SET state = l.state
+       FROM (SELECT DISTINCT ON (outlet_id) outlet_id, state FROM a ORDER BY outlet_id, ord DESC) l
+      WHERE o.outlet_id = l.outlet_id`,
+    [JSON.stringify(attempts)],
   );
 }
 
@@ -108,13 +126,5 @@ async function applyOne(e: RecordedEvent, tx: ProjectionTx): Promise<void> {
     case OUTLET_CONTROLLED:
       await tx.query(`UPDATE outlets SET state = $2 WHERE outlet_id = $1 RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [id, JSON.stringify((e.data as OutletControlled).state)]);
       return;
-    case DELIVERY_ATTEMPTED: {
-      const a = e.data as DeliveryAttempted;
-      await tx.query('INSERT INTO outlet_log (outlet_id, entry_number, entry, http_request, http_reply) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
-        id, a.entry.entry_number, JSON.stringify(a.entry), a.http_request, a.http_reply,
-      ]);
-      await tx.query('UPDATE outlets SET state = $2 WHERE outlet_id = $1', [id, JSON.stringify(a.state)]);
-      return;
-    }
   }
 }

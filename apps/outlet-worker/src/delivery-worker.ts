@@ -119,37 +119,35 @@ export class DeliveryWorker {
   /**
    * Delivers one owned outlet until it is paused, deleted, or the worker stops. The state and the
    * stream revision are read from the outlet stream when idle or after a conflict, and otherwise kept
-   * from the worker's own appends (an operator's control makes the next append fail, so it is seen).
-   * Recording an attempt overlaps with sending the next batch — which is only sent once the previous
-   * one succeeded — so at most two batches are unrecorded when a worker dies (both are sent again).
+   * from the worker's own attempts (an operator's control makes the next append fail, so it is seen).
+   * A batch is sent only once the previous one succeeded; attempts are appended in groups while the
+   * next batches go out (one append in flight, at most MAX_UNRECORDED_BATCHES waiting), so a worker
+   * that dies leaves at most that many batches plus the one being sent unrecorded (they go again,
+   * with the same webhook id). Messages are read ahead several batches at a time.
    */
   private async deliverOutlet(outletId: string, datatargetId: string): Promise<void> {
     const signal = this.abort.signal;
     const stream = outletStream(outletId);
-    let known: { state: OutletState; revision: number | 'no_stream' } | undefined;
-    let recording: Promise<boolean> | undefined;
-    const settle = async () => {
-      const recorded = recording ? await recording : true;
-      recording = undefined;
-      if (!recorded) known = undefined;
-      return recorded;
-    };
+    let known: { state: OutletState } | undefined;
+    let log: AttemptLog | undefined;
+    const messages = new MessageReader(this.runtime.pool, datatargetId);
     try {
       let outlet: Awaited<ReturnType<typeof findOutlet>>;
-      let prefetched: { after: number; size: number; rows: ReturnType<typeof readMessages> } | undefined;
       let outletReadAt = 0;
       while (!signal.aborted) {
+        if (log?.conflicted) known = undefined;
         // The definition is read again at least every second (and after every wait): changes apply that fast.
         if (!known || Date.now() - outletReadAt > 1000) {
           outlet = await findOutlet(this.runtime.pool, datatargetId, outletId);
           outletReadAt = Date.now();
         }
-        if (!known) {
-          await settle();
+        if (!known || !log) {
+          await log?.drain();
           const [last] = await this.runtime.store.readStream(stream, { direction: 'backwards', limit: 1 });
-          known = { state: outletStateOf(last), revision: last ? last.revision : 'no_stream' };
+          known = { state: outletStateOf(last) };
+          log = new AttemptLog(this.runtime.store, stream, last ? last.revision : 'no_stream', (n) => (this.delivered += n));
         }
-        const { state, revision } = known;
+        const { state } = known;
         if (!outlet || state.paused !== null || outlet.datatargetEnabled === false) return;
         const now = Date.now();
         const def = outlet.definition;
@@ -158,45 +156,27 @@ export class DeliveryWorker {
           state.last_attempt_at ? Date.parse(state.last_attempt_at) + Number(def.min_request_interval) * 1000 : 0,
         );
         const size = def.is_batched ? def.max_batch_size : 1;
-        const after = state.last_delivered_message_number;
-        // The batch read while the previous one was being sent, when it starts where delivery stands.
-        const usePrefetched = prefetched !== undefined && prefetched.after === after && prefetched.size === size;
         const seen = this.changesOf(datatargetId);
-        const batch =
-          notBefore > now ? [] : usePrefetched ? await prefetched!.rows.catch(() => readMessages(this.runtime.pool, datatargetId, after, size)) : await readMessages(this.runtime.pool, datatargetId, after, size);
-        prefetched = undefined;
+        const { batch, readAhead } = notBefore > now ? { batch: [], readAhead: false } : await messages.batch(state.last_delivered_message_number, size);
         if (batch.length === 0) {
-          if (usePrefetched) continue; // read before `seen`: a fresh read decides whether to wait
-          await settle();
+          if (readAhead) continue; // read before `seen`: a fresh read decides whether to wait
+          await log.drain();
           known = undefined; // read again after the wait: an operator may have paused, resumed or retried
           if (notBefore > now) await sleep(Math.min(notBefore - now, this.config.pollMs * 4), signal);
           else await this.idle(datatargetId, seen, signal);
           continue;
         }
-        const lastNumber = Number(batch[batch.length - 1].number);
-        const rows = readMessages(this.runtime.pool, datatargetId, lastNumber, size);
-        rows.catch(() => undefined); // a failed prefetch is read again on its turn
-        prefetched = { after: lastNumber, size, rows };
         const events = await this.attempt(def, outletId, state, batch);
-        // The previous attempt must be recorded before this one; if it could not be, both go again.
-        if (!(await settle())) continue;
+        // An operator's control (or another owner) wrote first: the attempts not yet recorded go again.
+        if (log.conflicted) continue;
         const recorded = events[events.length - 1].data as DeliveryAttempted | OutletControlled;
-        known = { state: recorded.state, revision: (revision === 'no_stream' ? -1 : revision) + events.length };
+        known = { state: recorded.state };
         const ok = (events[0].data as DeliveryAttempted).entry.status === 'OK';
-        recording = this.runtime.store.append(stream, events, { expectedRevision: revision }).then(
-          () => {
-            if (ok) this.delivered += batch.length;
-            return true;
-          },
-          (err) => {
-            // An operator control or another owner wrote first: read the state again.
-            if (err instanceof WrongExpectedRevisionError) return false;
-            throw err;
-          },
-        );
+        log.add(events, ok ? batch.length : 0);
+        await log.roomFor(MAX_UNRECORDED_BATCHES);
       }
     } finally {
-      await settle().catch(() => undefined);
+      await log?.drain().catch(() => undefined);
     }
   }
 
@@ -238,7 +218,7 @@ export class DeliveryWorker {
     const messages = batch.map((b) => b.message);
     const body = JSON.stringify(renderContent(def.request.content, def.is_batched ? messages : messages[0]));
     const webhookId = `msg_${outletId}_${state.batch_number}`;
-    const secret = def.secret_sealed ? this.runtime.accessDeps.secrets.open(def.secret_sealed) : undefined;
+    const secret = this.secretOf(def.secret_sealed);
     const startedAt = performance.timeOrigin + performance.now();
     const result = await deliver(
       { url: def.request.url, method: def.request.method, headers: { ...def.request.headers, 'content-type': 'application/json' }, body: def.request.method === 'GET' ? undefined : body },
@@ -287,10 +267,136 @@ export class DeliveryWorker {
     return events;
   }
 
+  /** The outlet's signing secret, opened once per sealed value (not again for every batch). */
+  private secretOf(sealed: string | null | undefined): string | undefined {
+    if (!sealed) return undefined;
+    if (this.opened?.sealed !== sealed) this.opened = { sealed, secret: this.runtime.accessDeps.secrets.open(sealed) };
+    return this.opened.secret;
+  }
+
+  private opened?: { sealed: string; secret: string };
+
   /** A datasync batch's after_update: the change delivered last before it ("" before the first). */
   private async updateBefore(datatargetId: string, lastDelivered: number): Promise<string> {
     if (lastDelivered === 0) return '';
     const [previous] = await readMessages(this.runtime.pool, datatargetId, lastDelivered - 1, 1);
     return previous?.after_update ?? '';
+  }
+}
+
+/** Attempts sent but not yet appended, at most: they are what a worker killed mid-delivery sends again. */
+export const MAX_UNRECORDED_BATCHES = 8;
+
+/**
+ * An outlet's attempts on their way into its stream: appended in the order they were made, all those
+ * waiting in one append as soon as the previous append is done, each append at the revision the
+ * previous one left. When an append finds the stream moved (an operator's control, another owner),
+ * the log is `conflicted` and drops what it holds: those batches are sent again after the state is
+ * read anew. Any other append error is thrown by the next `drain` or `roomFor`.
+ */
+export class AttemptLog {
+  private waiting: Array<{ events: NewEvent[]; delivered: number }> = [];
+  private writing?: Promise<void>;
+  private inFlight = 0;
+  private failure?: unknown;
+  conflicted = false;
+
+  constructor(
+    private readonly store: Runtime['store'],
+    private readonly stream: string,
+    private revision: number | 'no_stream',
+    private readonly onRecorded: (delivered: number) => void,
+  ) {}
+
+  /** Attempts sent and not yet appended. */
+  get unrecorded(): number {
+    return this.waiting.length + this.inFlight;
+  }
+
+  add(events: NewEvent[], delivered: number): void {
+    this.waiting.push({ events, delivered });
+    this.write();
+  }
+
+  /** Waits until fewer than `max` attempts are unrecorded (or the log conflicted). */
+  async roomFor(max: number): Promise<void> {
+    while (this.writing && this.unrecorded >= max) await this.writing;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Waits until every attempt is appended; false when the log conflicted instead. */
+  async drain(): Promise<boolean> {
+    while (this.writing) await this.writing;
+    if (this.failure) throw this.failure;
+    return !this.conflicted;
+  }
+
+  private write(): void {
+    if (this.writing || this.conflicted || this.failure || this.waiting.length === 0) return;
+    const group = this.waiting.splice(0);
+    const events = group.flatMap((g) => g.events);
+    const expected = this.revision;
+    this.inFlight = group.length;
+    this.writing = this.store.append(this.stream, events, { expectedRevision: expected }).then(
+      () => {
+        this.revision = (expected === 'no_stream' ? -1 : expected) + events.length;
+        this.onRecorded(group.reduce((n, g) => n + g.delivered, 0));
+      },
+      (err) => {
+        if (err instanceof WrongExpectedRevisionError) this.conflicted = true;
+        else this.failure = err;
+        this.waiting = [];
+      },
+    ).finally(() => {
+      this.inFlight = 0;
+      this.writing = undefined;
+      this.write();
+    });
+  }
+}
+
+type MessageRow = Awaited<ReturnType<typeof readMessages>>[number];
+
+/**
+ * An outlet's messages, read several batches at a time: a batch is cut from what was read, and the
+ * next read starts while the last full batch is being sent. A batch that failed is still there for
+ * its retry; a rewind or a gap (delivery moved elsewhere) reads afresh.
+ */
+export class MessageReader {
+  private rows: MessageRow[] = [];
+  private ahead?: { after: number; rows: Promise<MessageRow[]> };
+
+  constructor(
+    private readonly pool: Runtime['pool'],
+    private readonly datatargetId: string,
+  ) {}
+
+  /** Up to `size` messages after `after`; `readAhead` when they come from a read made earlier. */
+  async batch(after: number, size: number): Promise<{ batch: MessageRow[]; readAhead: boolean }> {
+    const chunk = Math.min(size * 10, 5000);
+    const start = this.rows.findIndex((r) => Number(r.number) > after);
+    this.rows = start < 0 || Number(this.rows[start].number) !== after + 1 ? [] : this.rows.slice(start);
+    let readAhead = this.rows.length > 0;
+    if (this.rows.length < size) {
+      const from = this.rows.length ? Number(this.rows[this.rows.length - 1].number) : after;
+      const ahead = this.ahead?.after === from ? await this.ahead.rows.catch(() => undefined) : undefined;
+      this.ahead = undefined;
+      if (ahead) {
+        this.rows.push(...ahead);
+        readAhead = true;
+      } else {
+        this.rows = await readMessages(this.pool, this.datatargetId, after, chunk);
+        readAhead = false;
+      }
+    }
+    const batch = this.rows.slice(0, size);
+    // The next read starts once half of what was read is taken, well before it is needed.
+    if (!this.ahead && batch.length === size && this.rows.length - size < Math.max(size, chunk / 2)) {
+      const last = Number(this.rows[this.rows.length - 1].number);
+      const rows = readMessages(this.pool, this.datatargetId, last, chunk);
+      rows.catch(() => undefined); // a failed read-ahead is read again on its turn
+      this.ahead = { after: last, rows };
+    }
+    return { batch, readAhead };
   }
 }
