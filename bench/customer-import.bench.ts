@@ -12,6 +12,8 @@ const TOTAL = Number(process.env.BENCH_CUSTOMERS ?? 200_000);
 const PER_REQUEST = 1000;
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 const LATENCY_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
+/** Import clients sending at once in the concurrent rows. */
+const CLIENTS = 4;
 
 function customer(rep: number, n: number) {
   return {
@@ -27,6 +29,8 @@ async function main() {
     city text, zip_code text, country text, can_email boolean, date_joined timestamptz, tags jsonb, extra jsonb, shop_id text)`);
   const accept: number[] = [];
   const readable: number[] = [];
+  const acceptConcurrent: number[] = [];
+  const readableConcurrent: number[] = [];
   const copy: number[] = [];
   for (let rep = 0; rep < REPS; rep++) {
     const rows = Array.from({ length: TOTAL }, (_, n) => customer(rep, n));
@@ -36,13 +40,19 @@ async function main() {
     const rates = await importRates(service, '/api/customers/upload/', 'customers', rows, PER_REQUEST);
     accept.push(rates.accepted);
     readable.push(rates.readable);
+    // The same number of other customers from CLIENTS clients at once (each sends its next request when answered).
+    const concurrent = await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: TOTAL }, (_, n) => customer(rep + 100, n)), PER_REQUEST, CLIENTS);
+    acceptConcurrent.push(concurrent.accepted);
+    readableConcurrent.push(concurrent.readable);
   }
   const c = median(copy);
-  console.log(`### Customer import (scenarios 1, 2, 8)\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}; ${TOTAL.toLocaleString('en')} customers (13 fields) in requests of ${PER_REQUEST} to \`mds start\`, median of ${REPS}; baseline: COPY of the same rows into an indexed table.\n`);
+  console.log(`### Customer import (scenarios 1, 2, 8)\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}; ${TOTAL.toLocaleString('en')} customers (13 fields) in requests of ${PER_REQUEST} to \`mds start\` (one client sending each request when the previous is answered, then ${CLIENTS} such clients at once), median of ${REPS}; baseline: COPY of the same rows into an indexed table.\n`);
   console.log('| scenario | mds (records/s) | COPY baseline (rows/s) | ratio |');
   console.log('|---|---:|---:|---:|');
-  console.log(ratioRow('2. accepted (200 after a durable append)', median(accept), c));
-  console.log(ratioRow('1. end to end (run completed, readable)', median(readable), c));
+  console.log(ratioRow('2. accepted (200 after a durable append), one client', median(accept), c));
+  console.log(ratioRow(`2. accepted (200 after a durable append), ${CLIENTS} clients`, median(acceptConcurrent), c));
+  console.log(ratioRow('1. end to end (run completed, readable), one client', median(readable), c));
+  console.log(ratioRow(`1. end to end (run completed, readable), ${CLIENTS} clients`, median(readableConcurrent), c));
   console.log(`\n8. peak RSS of the service process over the ${REPS} runs: ${service.peakRssMiB()} MiB (target < 512 MiB)\n`);
   const sustained = median(readable);
   const lat = await appendToReadable(service, sustained / 2);
