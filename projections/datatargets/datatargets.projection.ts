@@ -12,7 +12,6 @@ import {
   OUTLET_DELETED,
   type DatatargetChanged,
   type DatatargetCreated,
-  type DeliveryAttempted,
   type OutletChanged,
   type OutletControlled,
   type OutletCreated,
@@ -37,6 +36,8 @@ export const datatargetsProjection: Projection = {
   version: 1,
   eventTypes: [DATATARGET_CREATED, DATATARGET_CHANGED, DATATARGET_DELETED, MESSAGES_POSTED, OUTLET_CREATED, OUTLET_CHANGED, OUTLET_DELETED, DELIVERY_ATTEMPTED, OUTLET_CONTROLLED],
   streamPrefixes: ['datatarget-', 'outlet-'],
+  // Posted messages and attempts go to SQL as stored; the rest is parsed.
+  rawDataTypes: [MESSAGES_POSTED, DELIVERY_ATTEMPTED],
   tables: ['datatargets', 'datatarget_messages', 'outlets', 'outlet_log'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
@@ -49,38 +50,40 @@ export const datatargetsProjection: Projection = {
 };
 
 async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
-  const posts = events.map((e) => ({ id: e.stream.slice('datatarget-'.length), first: (e.data as { first_message_number: number }).first_message_number, messages: (e.data as { messages: unknown[] }).messages }));
+  // The posts as stored (raw JSON text: 10,000 messages are not parsed and serialised again in Node).
+  const posts = `[${events.map((e) => `{"id":${JSON.stringify(e.stream.slice('datatarget-'.length))},"data":${rawJson(e)}}`).join(',')}]`;
   await tx.query(
     `INSERT INTO datatarget_messages (datatarget_id, message_number, message)
-     SELECT p.id, p.first + m.n - 1, m.message
-       FROM jsonb_to_recordset($1::jsonb) AS p(id text, first bigint, messages jsonb)
-      CROSS JOIN LATERAL jsonb_array_elements(p.messages) WITH ORDINALITY AS m(message, n)
+     SELECT p.id, (p.data->>'first_message_number')::bigint + m.n - 1, m.message
+       FROM jsonb_to_recordset($1::jsonb) AS p(id text, data jsonb)
+      CROSS JOIN LATERAL jsonb_array_elements(p.data->'messages') WITH ORDINALITY AS m(message, n)
      ON CONFLICT DO NOTHING`,
-    [JSON.stringify(posts)],
+    [posts],
   );
   await tx.query(
     `UPDATE datatargets d SET last_message_number = x.last
-       FROM (SELECT id, max(last) AS last FROM jsonb_to_recordset($1::jsonb) AS p(id text, last bigint) GROUP BY id) x
+       FROM (SELECT id, max((data->>'last_message_number')::bigint) AS last FROM jsonb_to_recordset($1::jsonb) AS p(id text, data jsonb) GROUP BY id) x
       WHERE d.datatarget_id = x.id
      RETURNING pg_notify('${OUTLETS_CHANNEL}', d.datatarget_id)`,
-    [JSON.stringify(events.map((e) => ({ id: e.stream.slice('datatarget-'.length), last: (e.data as { last_message_number: number }).last_message_number })))],
+    [posts],
   );
 }
 
+/** The event's data as JSON text: as stored when read raw (rawDataTypes), else serialised. */
+const rawJson = (e: RecordedEvent): string => e.rawData ?? JSON.stringify(e.data);
+
 /** A run of delivery attempts (a worker appends them in groups): the log entries, then each outlet's latest state. */
 async function insertAttempts(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
-  const attempts = events.map((e, ord) => {
-    const a = e.data as DeliveryAttempted;
-    return { outlet_id: e.stream.slice('outlet-'.length), entry_number: a.entry.entry_number, entry: a.entry, http_request: a.http_request, http_reply: a.http_reply, state: a.state, ord };
-  });
+  const attempts = `[${events.map((e, ord) => `{"outlet_id":${JSON.stringify(e.stream.slice('outlet-'.length))},"ord":${ord},"data":${rawJson(e)}}`).join(',')}]`;
   await tx.query(
-    `WITH a AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(outlet_id text, entry_number bigint, entry jsonb, http_request text, http_reply text, state jsonb, ord int)),
+    `WITH a AS (SELECT outlet_id, ord, data->'entry' AS entry, data->>'http_request' AS http_request, data->>'http_reply' AS http_reply, data->'state' AS state
+                  FROM jsonb_to_recordset($1::jsonb) AS x(outlet_id text, ord int, data jsonb)),
      logged AS (INSERT INTO outlet_log (outlet_id, entry_number, entry, http_request, http_reply)
-                SELECT outlet_id, entry_number, entry, http_request, http_reply FROM a ORDER BY ord ON CONFLICT DO NOTHING)
+                SELECT outlet_id, (entry->>'entry_number')::bigint, entry, http_request, http_reply FROM a ORDER BY ord ON CONFLICT DO NOTHING)
      UPDATE outlets o SET state = l.state
        FROM (SELECT DISTINCT ON (outlet_id) outlet_id, state FROM a ORDER BY outlet_id, ord DESC) l
       WHERE o.outlet_id = l.outlet_id`,
-    [JSON.stringify(attempts)],
+    [attempts],
   );
 }
 
