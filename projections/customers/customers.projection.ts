@@ -4,7 +4,7 @@ import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { PAGE_RECORDS_SQL, dataOf, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
+import { dataOf, pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
 
 /**
@@ -20,7 +20,7 @@ export const customersProjection: Projection = {
   name: 'customers',
   version: 4,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
-  rawDataTypes: [CUSTOMERS_IMPORTED],
+  logDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,
   // forgotten_identifiers is read by events and sales retrieval too (their records of forgotten customers are scrubbed).
   tables: ['customers', 'forgotten_identifiers'],
@@ -52,15 +52,16 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
       ? dataOf<{ records: Array<EventRecord | EventDeletion> }>(e).records.map((r) => (isDeletion(r) ? null : (customerEffect(r) ?? null)))
       : undefined;
   // The first wave's targets are resolved as the page is loaded: one pass instead of a load and an update.
+  const page = pageRecords(events, '$1', patches);
   await tx.query(
     `CREATE TEMP TABLE cb ON COMMIT DROP AS
      SELECT x.*, ${TARGET('x')} AS target FROM (
        SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
               nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
               coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE('r.rec')} AS merge
-         FROM ${PAGE_RECORDS_SQL('$1')}
+         FROM ${page.from}
         WHERE jsonb_typeof(r.rec) = 'object') x`,
-    [pageChunksJson(events, patches)],
+    [page.json],
   );
   for (let wave = 0; ; wave++) {
     if (wave > 100_000) throw new Error('customer merge does not converge');

@@ -3,7 +3,7 @@ import { EVENTS_IMPORTED } from '../../libs/activity/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { PAGE_RECORDS_SQL, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
+import { pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { EVENTS_QUERY_TABLE } from './events.queries';
 
 /** Set-based: the page's new events in one INSERT, then its deletions in one UPDATE (ids come from retrieval, so a deletion follows its event). */
@@ -11,7 +11,7 @@ export const eventsProjection: Projection = {
   name: 'events',
   version: 1,
   eventTypes: [EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
-  rawDataTypes: [EVENTS_IMPORTED],
+  logDataTypes: [EVENTS_IMPORTED],
   batchSize: 20,
   tables: ['customer_events'],
   migrationsDir: path.join(__dirname, 'migrations'),
@@ -33,11 +33,12 @@ export const eventsProjection: Projection = {
 };
 
 async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
+  const page = pageRecords(events, '$1');
   await tx.query(
     `CREATE TEMP TABLE events_batch ON COMMIT DROP AS
      SELECT c.position, c.at, r.rec
-       FROM ${PAGE_RECORDS_SQL('$1')}`,
-    [pageChunksJson(events)],
+       FROM ${page.from}`,
+    [page.json],
   );
   await tx.query(`INSERT INTO customer_events (id, type, date, customer_external_id, phone, email, customer_token, data, position, created_at)
     SELECT (rec->>'id')::bigint, rec->>'type', (rec->>'date')::timestamptz, rec->>'customer_id', rec->>'$phone', rec->>'email',

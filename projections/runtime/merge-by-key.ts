@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/event-store/src';
-import { PAGE_RECORDS_SQL, pageChunksJson, queryByIndex, type ProjectionTx } from './projection';
+import { pageRecords, queryByIndex, type ProjectionTx } from './projection';
 
 export interface MergeKey {
   column: string;
@@ -17,13 +17,14 @@ export async function mergeImportedRecords(tx: ProjectionTx, events: RecordedEve
   const batch = `${table}_batch`;
   const cols = keys.map((k) => k.column);
   const match = (a: string, b: string) => cols.map((c) => `${a}.${c} = ${b}.${c}`).join(' AND ');
+  const page = pageRecords(events, '$1');
   await tx.query(
     `CREATE TEMP TABLE ${batch} ON COMMIT DROP AS
      SELECT ${keys.map((k) => `${k.expr} AS ${k.column}`).join(', ')},
             jsonb_merge_agg(r.rec ORDER BY c.position, r.n) AS patch, max(c.at) AS at
-       FROM ${PAGE_RECORDS_SQL('$1')}
+       FROM ${page.from}
       GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`,
-    [pageChunksJson(events)],
+    [page.json],
   );
   // Both joins with the table go by index (see queryByIndex).
   await queryByIndex(tx, `UPDATE ${table} t SET data = jsonb_strip_empty(t.data || b.patch), updated_at = b.at FROM ${batch} b WHERE ${match('t', 'b')}`);

@@ -26,9 +26,15 @@ export interface Projection {
   dataTypes?: string[];
   /**
    * Event types whose data `apply` only hands on to SQL: they may arrive as the stored JSON text
-   * (`rawData`, `data: null`; see pageChunksJson), which spares parsing and serialising import chunks.
+   * (`rawData`, `data: null`; see pageRecords), which spares parsing and serialising import chunks.
    */
   rawDataTypes?: string[];
+  /**
+   * Event types whose data `apply` reads only through `pageRecords`: when the log is a table in the
+   * same database they arrive without data (`dataInTable`) and the statement reads them from the
+   * log, so an import chunk never leaves PostgreSQL; otherwise they arrive as rawDataTypes do.
+   */
+  logDataTypes?: string[];
   /** Events per transaction when smaller than the runner's (import chunks carry ~1,000 records each). */
   batchSize?: number;
   /** Tables its migrations create; each is served to readers as a view of the same name. */
@@ -63,32 +69,40 @@ export interface PageChunk {
 }
 
 /**
- * The page's import chunks (`{records: [...]}` events) with their log position and time, as JSON for
- * one query parameter: `[{position, at, records}]`. A chunk read as text (`rawData`, see
- * Projection.rawDataTypes) goes in as it is stored, as `data` (its records are `data->'records'`),
- * unless `records` reshapes its records, which needs them parsed.
+ * A page's import chunks (`{records: [...]}` events) as records for SQL. `from` is the FROM items
+ * giving every record as `r(rec, n)` (n counting from 1 in its chunk) with its chunk's `c.position`
+ * and `c.at`, read from the query parameter `param`, whose value is `json`: `[{position, at, ...}]`.
+ * A chunk goes in with its records reshaped (`records`), as stored (read as text: `rawData`, its
+ * records are `data->'records'`), parsed, or not at all when its data was left in the log
+ * (`dataInTable`, see Projection.logDataTypes): the statement reads it there by position.
  */
-export function pageChunksJson(events: RecordedEvent[], records?: (e: RecordedEvent) => unknown[] | undefined): string {
+export function pageRecords(events: RecordedEvent[], param: string, records?: (e: RecordedEvent) => unknown[] | undefined): { from: string; json: string } {
+  let logTable: string | undefined;
   const parts = events.map((e) => {
     const reshaped = records?.(e);
-    if (reshaped === undefined && e.rawData !== undefined) return `{"position":${e.position},"at":${JSON.stringify(e.createdAt)},"data":${e.rawData}}`;
+    const head = `{"position":${e.position},"at":${JSON.stringify(e.createdAt)}`;
+    if (reshaped === undefined && e.dataInTable !== undefined) {
+      logTable = e.dataInTable;
+      return `${head},"logged":true}`;
+    }
+    if (reshaped === undefined && e.rawData !== undefined) return `${head},"data":${e.rawData}}`;
     const chunk: PageChunk = { position: e.position, at: e.createdAt, records: reshaped ?? dataOf<{ records: unknown[] }>(e).records };
     return JSON.stringify(chunk);
   });
-  return `[${parts.join(',')}]`;
+  const logged = logTable ? `, CASE WHEN c.logged THEN (SELECT l.data->'records' FROM ${logTable} l WHERE l.position = c.position) END` : '';
+  return {
+    json: `[${parts.join(',')}]`,
+    from: `jsonb_to_recordset(${param}::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb, logged boolean)
+        CROSS JOIN LATERAL jsonb_array_elements(coalesce(c.records, c.data->'records'${logged})) WITH ORDINALITY AS r(rec, n)`,
+  };
 }
 
 /** The event's data, parsed from `rawData` when it was read as text. */
 export function dataOf<T>(e: RecordedEvent): T {
+  // Left in the log: a projection declared a type in logDataTypes whose data it reads in Node after all.
+  if (e.dataInTable !== undefined) throw new EventDataNeeded(e.type);
   return (e.data ?? (e.rawData !== undefined ? JSON.parse(e.rawData) : null)) as T;
 }
-
-/**
- * FROM items giving every record of the page `param` (pageChunksJson: reshaped `records` or the chunk
- * as stored in `data`) as `r(rec, n)`, n counting from 1 in its chunk, with its chunk's `c.position` and `c.at`.
- */
-export const PAGE_RECORDS_SQL = (param: string) => `jsonb_to_recordset(${param}::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb)
-        CROSS JOIN LATERAL jsonb_array_elements(coalesce(c.records, c.data->'records')) WITH ORDINALITY AS r(rec, n)`;
 
 /**
  * Runs a statement that joins a page's temporary table with a read model, joining by index (nested

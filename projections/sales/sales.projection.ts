@@ -3,7 +3,7 @@ import { SALES_IMPORTED, STATES_OUT_OF_STATISTICS } from '../../libs/sales/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
-import { PAGE_RECORDS_SQL, pageChunksJson, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
+import { pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { SALES_QUERY_TABLE } from './sales.queries';
 
 /**
@@ -14,7 +14,7 @@ export const salesProjection: Projection = {
   name: 'sales',
   version: 1,
   eventTypes: [SALES_IMPORTED, DATA_QUERY_ACCEPTED],
-  rawDataTypes: [SALES_IMPORTED],
+  logDataTypes: [SALES_IMPORTED],
   batchSize: 20,
   tables: ['sales'],
   migrationsDir: path.join(__dirname, 'migrations'),
@@ -38,16 +38,17 @@ export const salesProjection: Projection = {
 };
 
 async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
+  const page = pageRecords(events, '$1');
   await tx.query(
     `CREATE TEMP TABLE sales_batch ON COMMIT DROP AS
      SELECT id, fields, last.rows, last.sale_total, at FROM (
        SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(r.rec->'fields' ORDER BY c.position, r.n) AS fields,
               (array_agg(jsonb_build_object('rows', r.rec->'rows', 'sale_total', r.rec->'sale_total') ORDER BY c.position DESC, r.n DESC))[1] AS latest,
               max(c.at) AS at
-         FROM ${PAGE_RECORDS_SQL('$1')}
+         FROM ${page.from}
         GROUP BY 1) g,
      LATERAL (SELECT g.latest->'rows' AS rows, (g.latest->>'sale_total')::bigint AS sale_total) last`,
-    [pageChunksJson(events)],
+    [page.json],
   );
   await queryByIndex(
     tx,

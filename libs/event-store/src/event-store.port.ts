@@ -32,6 +32,11 @@ export interface RecordedEvent<Data = unknown> {
   createdAt: string;
   /** The data as stored, in JSON text, when it was read with `rawDataOf` (`data` is then null). */
   rawData?: string;
+  /**
+   * The table holding the data, when it was read with `inLogOf` and left there (`data` is then
+   * null): SQL in the same database reads it as `data` of the row with this event's `position`.
+   */
+  dataInTable?: string;
 }
 
 /** `no_stream`: the stream must not exist; `stream_exists`: it must; a number: its last revision; `any`: no check. */
@@ -72,6 +77,12 @@ export interface ReadAllOptions {
    * adapter that cannot, or a type with upcasters, gives the data parsed as usual.
    */
   rawDataOf?: readonly string[];
+  /**
+   * Events of these types may come without their data, left in the log (`dataInTable`), for readers
+   * whose SQL runs in the log's database and reads it there by position: no copy leaves PostgreSQL.
+   * An adapter whose log is elsewhere, or a type with upcasters, reads them as `rawDataOf` would.
+   */
+  inLogOf?: readonly string[];
 }
 
 export interface ReadAllPage {

@@ -79,6 +79,14 @@ describe('postgres event log specifics', () => {
       const upcasting = new PostgresEventStore(pool, { upcasters: new UpcasterRegistry().register({ type: 'Big', fromVersion: 1, toVersion: 2, upcast: (d) => ({ ...(d as object), v: 2 }) }) });
       const upcast = await upcasting.readAll({ after: head + 4, rawDataOf: ['Big'], filter: { types: ['Big'] } });
       expect(upcast.events.map((e) => [e.data, e.rawData])).toEqual([[{ records: [1, 2, 3], v: 2 }, undefined]]);
+      // A reader whose SQL reads some types' data from the log itself gets them without it, and where it is.
+      const inLog = await store.readAll({ after: head + 4, inLogOf: ['Big'], rawDataOf: ['Big', 'Small'] });
+      expect(inLog.events.map((e) => [e.type, e.data, e.rawData, e.dataInTable])).toEqual([['Big', null, undefined, 'mds_events'], ['Small', null, '{"n": 1}', undefined]]);
+      const { rows } = await pool.query(`SELECT data FROM ${inLog.events[0].dataInTable} WHERE position = $1`, [inLog.events[0].position]);
+      expect(rows[0].data).toEqual({ records: [1, 2, 3] });
+      // ... unless upcasters change it: then it is read parsed and upcast.
+      const upcastInLog = await upcasting.readAll({ after: head + 4, inLogOf: ['Big'], filter: { types: ['Big'] } });
+      expect(upcastInLog.events.map((e) => [e.data, e.dataInTable])).toEqual([[{ records: [1, 2, 3], v: 2 }, undefined]]);
     } finally {
       await notifications.close();
       await pool.end();

@@ -71,6 +71,7 @@ interface EventRow {
   metadata: EventMetadata;
   created_at: string;
   raw_data?: string | null;
+  in_log?: boolean | null;
 }
 
 const COLUMNS = `position, stream, revision, id, type, data, metadata, to_json(created_at)#>>'{}' AS created_at`;
@@ -287,17 +288,20 @@ export class PostgresEventStore implements EventStore {
     const after = options.after ?? 0;
     const limit = options.limit ?? 1000;
     const { where, params } = this.filterSql(options.filter, 3);
-    // data: parsed (all, or only withDataOf's types) or, for rawDataOf's types without upcasters, as text in raw_data.
-    const raw = options.rawDataOf?.filter((t) => !this.upcasters.handles(t)) ?? [];
+    // data: parsed (all, or only withDataOf's types); for types without upcasters, left in the table
+    // (inLogOf: in_log) or as text in raw_data (rawDataOf).
+    const plain = (types: readonly string[] | undefined) => types?.filter((t) => !this.upcasters.handles(t)) ?? [];
+    const inLog = plain(options.inLogOf);
+    const raw = plain(options.rawDataOf).filter((t) => !inLog.includes(t));
     const param = (value: unknown) => `$${params.push(value) + 2}`;
+    const inLogTypes = inLog.length > 0 ? param(inLog) : undefined;
     const rawTypes = raw.length > 0 ? param(raw) : undefined;
     const dataTypes = options.withDataOf ? param(options.withDataOf) : undefined;
-    let columns = COLUMNS;
-    if (rawTypes || dataTypes) {
-      const data = dataTypes ? `CASE WHEN type = ANY(${dataTypes}::text[]) THEN data END` : 'data';
-      columns = COLUMNS.replace(' data,', ` ${rawTypes ? `CASE WHEN type = ANY(${rawTypes}::text[]) THEN NULL ELSE ${data} END` : data} AS data,`);
-    }
+    let data = dataTypes ? `CASE WHEN type = ANY(${dataTypes}::text[]) THEN data END` : 'data';
+    for (const types of [rawTypes, inLogTypes]) if (types) data = `CASE WHEN type = ANY(${types}::text[]) THEN NULL ELSE ${data} END`;
+    let columns = COLUMNS.replace(' data,', ` ${data} AS data,`);
     if (rawTypes) columns += `, CASE WHEN type = ANY(${rawTypes}::text[]) THEN data::text END AS raw_data`;
+    if (inLogTypes) columns += `, type = ANY(${inLogTypes}::text[]) AS in_log`;
     // Head and events come from one statement, so one snapshot: the page's position is exact.
     const { rows } = await this.pool.query<EventRow & { head: number }>(
       `WITH h AS (SELECT position AS head FROM mds_log_head)
@@ -407,7 +411,8 @@ export class PostgresEventStore implements EventStore {
       createdAt: row.created_at,
     };
     if (typeof row.raw_data === 'string') event.rawData = row.raw_data;
-    // An event read without its data (withDataOf) or with it as text (rawDataOf) is passed on as it is.
+    if (row.in_log === true) event.dataInTable = 'mds_events';
+    // An event read without its data (withDataOf), as text (rawDataOf) or left in the log (inLogOf) is passed on as it is.
     return row.data === null ? event : this.upcasters.apply(event);
   }
 }
