@@ -81,6 +81,16 @@ describe('numbers, money, dates, phones', () => {
     expect(() => coerceDateTime('2024-04-31T10:00:00Z')).toThrow(/not a real date/);
     expect(() => coerceDateTime('2024-03-01T24:00:00Z')).toThrow(/impossible time/);
     expect(() => coerceDateTime('2024-03-01T10:60:00Z')).toThrow(/impossible time|ISO 8601/);
+    // Leap years by the Gregorian rule, month lengths, and every field's range.
+    expect(coerceDateTime('2000-02-29T00:00:00Z')).toBe('2000-02-29T00:00:00Z');
+    expect(() => coerceDateTime('1900-02-29T00:00:00Z')).toThrow(/not a real date/);
+    expect(coerceDateTime('2024-12-31T23:59:59Z')).toBe('2024-12-31T23:59:59Z');
+    expect(coerceDateTime('2024-09-30T00:00:00Z')).toBe('2024-09-30T00:00:00Z');
+    expect(() => coerceDateTime('2024-09-31T00:00:00Z')).toThrow(/not a real date/);
+    expect(() => coerceDateTime('2024-13-01T00:00:00Z')).toThrow(/not a real date/);
+    expect(() => coerceDateTime('2024-00-10T00:00:00Z')).toThrow(/not a real date/);
+    expect(() => coerceDateTime('2024-01-00T00:00:00Z')).toThrow(/not a real date/);
+    expect(() => coerceDateTime('2024-01-01T23:59:60Z')).toThrow(/impossible time/);
   });
 
   it('normalises phone numbers to +<digits> where the default country allows', () => {

@@ -4,6 +4,23 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
+const digits = (s: string, from: number, to: number): number => {
+  let n = 0;
+  for (let i = from; i < to; i++) n = n * 10 + (s.charCodeAt(i) - 48);
+  return n;
+};
+
+/** A CANONICAL timestamp (digits in place) that names a real date and time, checked without a Date. */
+function isRealCanonical(raw: string): boolean {
+  const y = digits(raw, 0, 4);
+  const m = digits(raw, 5, 7);
+  const d = digits(raw, 8, 10);
+  if (m < 1 || m > 12 || d < 1) return false;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const days = m === 2 ? (leap ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+  return d <= days && digits(raw, 11, 13) <= 23 && digits(raw, 14, 16) <= 59 && digits(raw, 17, 19) <= 59;
+}
+
 function checkDate(y: number, m: number, d: number, raw: string): void {
   const probe = new Date(Date.UTC(y, m - 1, d));
   if (m < 1 || m > 12 || probe.getUTCFullYear() !== y || probe.getUTCMonth() !== m - 1 || probe.getUTCDate() !== d) {
@@ -56,10 +73,7 @@ export function coerceDateTime(value: unknown, timeZone = 'UTC'): string | undef
   if (typeof value !== 'string') throw new CoercionError('invalid_datetime', 'expected a date or timestamp');
   const raw = value.trim();
   // Already what we return (ISO UTC to the second): the common case, answered without the parts.
-  if (CANONICAL.test(raw)) {
-    const t = Date.parse(raw);
-    if (!Number.isNaN(t) && new Date(t).toISOString().startsWith(raw.slice(0, 19))) return raw;
-  }
+  if (CANONICAL.test(raw) && isRealCanonical(raw)) return raw;
   const date = DATE.exec(raw);
   const m = date ? [raw, date[1], date[2], date[3], '00', '00', '00', undefined, undefined] : DATETIME.exec(raw);
   if (!m) throw new CoercionError('invalid_datetime', `"${raw}" is not a date or ISO 8601 timestamp`);
