@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { MAX_UNRECORDED_BATCHES } from '../../apps/outlet-worker/src/delivery-worker';
+import { MAX_UNRECORDED_BATCHES } from '../../apps/outlet-worker/src/attempt-log';
 import { createDatatarget, createOutlet, outletStateOf, outletStream, postMessages } from '../../libs/datatargets/src';
 import { datasyncProjection, datatargetsProjection, Projector, waitForProjection } from '../../projections';
 import { eventually } from '../support/eventually';

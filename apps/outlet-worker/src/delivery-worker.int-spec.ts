@@ -13,7 +13,8 @@ import {
 import type { NewEvent } from '../../../libs/event-store/src';
 import { datasyncProjection, datatargetsProjection, findOutlet, outletLog, outletLogEntry, Projector, waitForProjection } from '../../../projections';
 import { openTestRuntime, type TestRuntime } from '../../../test/support/runtime';
-import { AttemptLog, MessageReader } from './delivery-worker';
+import { AttemptLog } from './attempt-log';
+import { MessageReader } from './message-reader';
 
 const meta = { actor: 'test' };
 

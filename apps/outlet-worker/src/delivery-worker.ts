@@ -14,10 +14,12 @@ import {
   type OutletLogEntry,
   type OutletState,
 } from '../../../libs/datatargets/src';
-import { WrongExpectedRevisionError, type NewEvent } from '../../../libs/event-store/src';
+import type { NewEvent } from '../../../libs/event-store/src';
 import type { Logger, OutletConfig } from '../../../libs/platform/src';
 import type { Runtime } from '../../../libs/runtime/src';
 import { deliverableOutlets, findOutlet, openDedicatedClient, OUTLETS_CHANNEL, readMessages, releaseLease, tryLease } from '../../../projections';
+import { AttemptLog, MAX_UNRECORDED_BATCHES } from './attempt-log';
+import { MessageReader } from './message-reader';
 
 type LeaseClient = Awaited<ReturnType<typeof openDedicatedClient>>;
 
@@ -281,122 +283,5 @@ export class DeliveryWorker {
     if (lastDelivered === 0) return '';
     const [previous] = await readMessages(this.runtime.pool, datatargetId, lastDelivered - 1, 1);
     return previous?.after_update ?? '';
-  }
-}
-
-/** Attempts sent but not yet appended, at most: they are what a worker killed mid-delivery sends again. */
-export const MAX_UNRECORDED_BATCHES = 8;
-
-/**
- * An outlet's attempts on their way into its stream: appended in the order they were made, all those
- * waiting in one append as soon as the previous append is done, each append at the revision the
- * previous one left. When an append finds the stream moved (an operator's control, another owner),
- * the log is `conflicted` and drops what it holds: those batches are sent again after the state is
- * read anew. Any other append error is thrown by the next `drain` or `roomFor`.
- */
-export class AttemptLog {
-  private waiting: Array<{ events: NewEvent[]; delivered: number }> = [];
-  private writing?: Promise<void>;
-  private inFlight = 0;
-  private failure?: unknown;
-  conflicted = false;
-
-  constructor(
-    private readonly store: Runtime['store'],
-    private readonly stream: string,
-    private revision: number | 'no_stream',
-    private readonly onRecorded: (delivered: number) => void,
-  ) {}
-
-  /** Attempts sent and not yet appended. */
-  get unrecorded(): number {
-    return this.waiting.length + this.inFlight;
-  }
-
-  add(events: NewEvent[], delivered: number): void {
-    this.waiting.push({ events, delivered });
-    this.write();
-  }
-
-  /** Waits until fewer than `max` attempts are unrecorded (or the log conflicted). */
-  async roomFor(max: number): Promise<void> {
-    while (this.writing && this.unrecorded >= max) await this.writing;
-    if (this.failure) throw this.failure;
-  }
-
-  /** Waits until every attempt is appended; false when the log conflicted instead. */
-  async drain(): Promise<boolean> {
-    while (this.writing) await this.writing;
-    if (this.failure) throw this.failure;
-    return !this.conflicted;
-  }
-
-  private write(): void {
-    if (this.writing || this.conflicted || this.failure || this.waiting.length === 0) return;
-    const group = this.waiting.splice(0);
-    const events = group.flatMap((g) => g.events);
-    const expected = this.revision;
-    this.inFlight = group.length;
-    this.writing = this.store.append(this.stream, events, { expectedRevision: expected }).then(
-      () => {
-        this.revision = (expected === 'no_stream' ? -1 : expected) + events.length;
-        this.onRecorded(group.reduce((n, g) => n + g.delivered, 0));
-      },
-      (err) => {
-        if (err instanceof WrongExpectedRevisionError) this.conflicted = true;
-        else this.failure = err;
-        this.waiting = [];
-      },
-    ).finally(() => {
-      this.inFlight = 0;
-      this.writing = undefined;
-      this.write();
-    });
-  }
-}
-
-type MessageRow = Awaited<ReturnType<typeof readMessages>>[number];
-
-/**
- * An outlet's messages, read several batches at a time: a batch is cut from what was read, and the
- * next read starts while the last full batch is being sent. A batch that failed is still there for
- * its retry; a rewind or a gap (delivery moved elsewhere) reads afresh.
- */
-export class MessageReader {
-  private rows: MessageRow[] = [];
-  private ahead?: { after: number; rows: Promise<MessageRow[]> };
-
-  constructor(
-    private readonly pool: Runtime['pool'],
-    private readonly datatargetId: string,
-  ) {}
-
-  /** Up to `size` messages after `after`; `readAhead` when they come from a read made earlier. */
-  async batch(after: number, size: number): Promise<{ batch: MessageRow[]; readAhead: boolean }> {
-    const chunk = Math.min(size * 10, 5000);
-    const start = this.rows.findIndex((r) => Number(r.number) > after);
-    this.rows = start < 0 || Number(this.rows[start].number) !== after + 1 ? [] : this.rows.slice(start);
-    let readAhead = this.rows.length > 0;
-    if (this.rows.length < size) {
-      const from = this.rows.length ? Number(this.rows[this.rows.length - 1].number) : after;
-      const ahead = this.ahead?.after === from ? await this.ahead.rows.catch(() => undefined) : undefined;
-      this.ahead = undefined;
-      if (ahead) {
-        this.rows.push(...ahead);
-        readAhead = true;
-      } else {
-        this.rows = await readMessages(this.pool, this.datatargetId, after, chunk);
-        readAhead = false;
-      }
-    }
-    const batch = this.rows.slice(0, size);
-    // The next read starts once half of what was read is taken, well before it is needed.
-    if (!this.ahead && batch.length === size && this.rows.length - size < Math.max(size, chunk / 2)) {
-      const last = Number(this.rows[this.rows.length - 1].number);
-      const rows = readMessages(this.pool, this.datatargetId, last, chunk);
-      rows.catch(() => undefined); // a failed read-ahead is read again on its turn
-      this.ahead = { after: last, rows };
-    }
-    return { batch, readAhead };
   }
 }

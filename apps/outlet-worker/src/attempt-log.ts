@@ -1,0 +1,73 @@
+import { WrongExpectedRevisionError, type NewEvent } from '../../../libs/event-store/src';
+import type { Runtime } from '../../../libs/runtime/src';
+
+/** Attempts sent but not yet appended, at most: they are what a worker killed mid-delivery sends again. */
+export const MAX_UNRECORDED_BATCHES = 8;
+
+/**
+ * An outlet's attempts on their way into its stream: appended in the order they were made, all those
+ * waiting in one append as soon as the previous append is done, each append at the revision the
+ * previous one left. When an append finds the stream moved (an operator's control, another owner),
+ * the log is `conflicted` and drops what it holds: those batches are sent again after the state is
+ * read anew. Any other append error is thrown by the next `drain` or `roomFor`.
+ */
+export class AttemptLog {
+  private waiting: Array<{ events: NewEvent[]; delivered: number }> = [];
+  private writing?: Promise<void>;
+  private inFlight = 0;
+  private failure?: unknown;
+  conflicted = false;
+
+  constructor(
+    private readonly store: Runtime['store'],
+    private readonly stream: string,
+    private revision: number | 'no_stream',
+    private readonly onRecorded: (delivered: number) => void,
+  ) {}
+
+  /** Attempts sent and not yet appended. */
+  get unrecorded(): number {
+    return this.waiting.length + this.inFlight;
+  }
+
+  add(events: NewEvent[], delivered: number): void {
+    this.waiting.push({ events, delivered });
+    this.write();
+  }
+
+  /** Waits until fewer than `max` attempts are unrecorded (or the log conflicted). */
+  async roomFor(max: number): Promise<void> {
+    while (this.writing && this.unrecorded >= max) await this.writing;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Waits until every attempt is appended; false when the log conflicted instead. */
+  async drain(): Promise<boolean> {
+    while (this.writing) await this.writing;
+    if (this.failure) throw this.failure;
+    return !this.conflicted;
+  }
+
+  private write(): void {
+    if (this.writing || this.conflicted || this.failure || this.waiting.length === 0) return;
+    const group = this.waiting.splice(0);
+    const events = group.flatMap((g) => g.events);
+    const expected = this.revision;
+    this.inFlight = group.length;
+    this.writing = this.store.append(this.stream, events, { expectedRevision: expected }).then(
+      () => {
+        this.revision = (expected === 'no_stream' ? -1 : expected) + events.length;
+        this.onRecorded(group.reduce((n, g) => n + g.delivered, 0));
+      },
+      (err) => {
+        if (err instanceof WrongExpectedRevisionError) this.conflicted = true;
+        else this.failure = err;
+        this.waiting = [];
+      },
+    ).finally(() => {
+      this.inFlight = 0;
+      this.writing = undefined;
+      this.write();
+    });
+  }
+}
