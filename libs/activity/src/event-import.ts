@@ -1,15 +1,6 @@
+import * as imports from '../../imports/src';
 import {
-  coerceDateTime,
-  coerceId,
-  coerceList,
-  coerceNumber,
-  coerceString,
-  field,
-  isCompanyField,
-  normalizePhone,
   RecordProblem,
-  recordObject,
-  assertUsableKey,
   reserveIds,
   type FinishedRecords,
   type ImportKind,
@@ -17,6 +8,9 @@ import {
 } from '../../imports/src';
 import type { EventStore } from '../../event-store/src';
 import type { Settings } from '../../settings/src';
+
+// Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
+const { coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, field, isCompanyField, normalizePhone, recordObject, assertUsableKey } = imports;
 
 export const EVENTS_IMPORTED = 'EventsImported';
 

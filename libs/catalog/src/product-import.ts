@@ -1,18 +1,12 @@
+import * as imports from '../../imports/src';
 import {
-  coerceBoolean,
-  coerceDateTime,
-  coerceId,
-  coerceList,
-  coerceMoney,
-  coerceNumber,
-  coerceString,
-  field,
   RecordProblem,
-  recordObject,
-  assertUsableKey,
   type ImportKind,
 } from '../../imports/src';
 import type { Settings } from '../../settings/src';
+
+// Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
+const { coerceBoolean, coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, recordObject, assertUsableKey } = imports;
 
 export const PRODUCTS_IMPORTED = 'ProductsImported';
 

@@ -1,20 +1,11 @@
-import {
-  coerceBoolean,
-  coerceDate,
-  coerceDateTime,
-  coerceId,
-  coerceList,
-  coerceString,
-  field,
-  normalizePhone,
-  isCompanyField,
-  recordObject,
-  assertUsableKey,
-  type ImportKind,
-} from '../../imports/src';
+import * as imports from '../../imports/src';
+import type { ImportKind } from '../../imports/src';
 import type { Settings } from '../../settings/src';
 import { validateCustomer } from './customer.schema';
 import { CUSTOMERS_IMPORTED } from './customers.events';
+
+// Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
+const { coerceBoolean, coerceDate, coerceDateTime, coerceId, coerceList, coerceString, field, normalizePhone, isCompanyField, recordObject, assertUsableKey } = imports;
 
 const STRING_FIELDS = new Set([
   'canonical_id', 'first_name', 'last_name', 'shop_id', 'city', 'company', 'gender', 'house_number', 'house_number_addition',
@@ -35,13 +26,17 @@ export type CustomerRecord = Record<string, unknown>;
  * `<COMPANY>__<field>` keys are kept (company names checked against the settings when listed).
  */
 export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
+  // Made once, not for every field of every record.
+  const longString = (v: unknown) => coerceString(v, 1000);
+  const dateTime = (v: unknown) => coerceDateTime(v, settings.timezone);
   return {
     kind: 'customers',
     chunkEventType: CUSTOMERS_IMPORTED,
     validate(raw) {
       const r = recordObject(raw, 'a customer');
       const out: CustomerRecord = {};
-      for (const [key, value] of Object.entries(r)) {
+      for (const key in r) {
+        const value = r[key];
         if (value === null || value === undefined) continue;
         assertUsableKey(key);
         if (key === 'external_id') {
@@ -60,13 +55,13 @@ export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
           const country = field(r, key, coerceString)?.trim();
           if (country !== undefined) out.country = country.toUpperCase();
         } else if (STRING_FIELDS.has(key)) {
-          const s = field(r, key, (v) => coerceString(v, 1000));
+          const s = field(r, key, longString);
           if (s !== undefined) out[key] = s;
         } else if (BOOLEAN_FIELDS.has(key)) {
           const b = field(r, key, coerceBoolean);
           if (b !== undefined) out[key] = b;
         } else if (DATETIME_FIELDS.has(key)) {
-          const t = value === '' ? '' : field(r, key, (v) => coerceDateTime(v, settings.timezone));
+          const t = value === '' ? '' : field(r, key, dateTime);
           if (t !== undefined) out[key] = t;
         } else if (key === 'birth_date') {
           const d = value === '' ? '' : field(r, key, coerceDate);

@@ -1,22 +1,15 @@
+import * as imports from '../../imports/src';
 import {
-  coerceDateTime,
-  coerceId,
-  coerceList,
-  coerceMoney,
-  coerceNumber,
-  coerceString,
-  field,
-  isCompanyField,
-  normalizePhone,
   RecordProblem,
-  recordObject,
-  assertUsableKey,
   type FinishedRecords,
   type ImportKind,
   type RecordError,
 } from '../../imports/src';
 import type { Settings } from '../../settings/src';
 import { normalizeSaleState } from './sale-state';
+
+// Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
+const { coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, isCompanyField, normalizePhone, recordObject, assertUsableKey } = imports;
 
 export const SALES_IMPORTED = 'SalesImported';
 
