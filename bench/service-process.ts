@@ -30,7 +30,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startOnce(port: number, db: BenchDatabase, password: string, env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<unknown> } | { error: string }> {
+async function startOnce(port: number, db: BenchDatabase, password: string, env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<unknown>; warnings: string[] } | { error: string }> {
   // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (written when it stops).
   const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin', 'mds.js'), 'start'], {
@@ -42,8 +42,12 @@ async function startOnce(port: number, db: BenchDatabase, password: string, env:
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  // The service's warnings and errors (LOG_LEVEL=warn), shown on the console when it stops: a stall
+  // or a restart during a measurement leaves its trace there.
+  const warnings: string[] = [];
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-4000);
+    for (const line of d.toString().split('\n')) if (/"level":"(warn|error|fatal)"/.test(line) && warnings.length < 100) warnings.push(line.slice(0, 500));
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
@@ -51,7 +55,7 @@ async function startOnce(port: number, db: BenchDatabase, password: string, env:
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) return { error: `mds start exited with ${child.exitCode}:\n${output}` };
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) return { child, exited };
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) return { child, exited, warnings };
     } catch {
       // not listening yet
     }
@@ -73,12 +77,13 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
   let port = 0;
   let child: ChildProcess | undefined;
   let exited: Promise<unknown> = Promise.resolve();
+  let warnings: string[] = [];
   // A start that fails right after the previous benchmark's cleanup (a slow first connection) is tried again.
   for (let attempt = 1; ; attempt++) {
     port = await freePort();
     const started = await startOnce(port, db, password, env);
     if ('child' in started) {
-      ({ child, exited } = started);
+      ({ child, exited, warnings } = started);
       break;
     }
     if (attempt === 3) throw new Error(started.error);
@@ -108,6 +113,7 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
       await copyClient.end();
       child!.kill('SIGTERM');
       await exited;
+      if (warnings.length > 0) process.stderr.write(`mds start logged ${warnings.length} warning or error line(s):\n${warnings.join('\n')}\n`);
       await db.close();
     },
   };

@@ -21,6 +21,9 @@ import { deliverableOutlets, findOutlet, openDedicatedClient, OUTLETS_CHANNEL, r
 import { AttemptLog, MAX_UNRECORDED_BATCHES } from './attempt-log';
 import { MessageReader } from './message-reader';
 
+/** PostgreSQL's undefined_table. */
+const UNDEFINED_TABLE = '42P01';
+
 type LeaseClient = Awaited<ReturnType<typeof openDedicatedClient>>;
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -112,7 +115,9 @@ export class DeliveryWorker {
           this.owned.set(id, run);
         }
       } catch (err) {
-        if (!signal.aborted) this.logger.warn({ err: (err as Error).message }, 'outlet worker could not list outlets');
+        // On a first start the datatargets read model may not exist yet (its projection creates it): not a problem.
+        if ((err as { code?: string }).code === UNDEFINED_TABLE) this.logger.debug('outlet worker waiting for the datatargets read model');
+        else if (!signal.aborted) this.logger.warn({ err: (err as Error).message }, 'outlet worker could not list outlets');
       }
       await sleep(this.config.pollMs, signal);
     }
