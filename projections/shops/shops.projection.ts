@@ -11,6 +11,7 @@ export const shopsProjection: Projection = {
   name: 'shops',
   version: 1,
   eventTypes: [SHOPS_IMPORTED],
+  logDataTypes: [SHOPS_IMPORTED],
   tables: ['shops'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
