@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/event-store/src';
-import type { ProjectionTx } from '../runtime/projection';
+import { pageRecords, queryByIndex, type ProjectionTx } from '../runtime/projection';
 
 /** A product named by an event or a sale row, with the details a created product copies. */
 export interface ProductReference {
@@ -54,6 +54,6 @@ export async function linkProducts(tx: ProjectionTx, refs: ProductReference[]): 
 
 /** Marks the products of a run of product imports as imported (no longer auto-created). */
 export async function markImported(tx: ProjectionTx, events: RecordedEvent[]): Promise<void> {
-  const ids = events.flatMap((e) => (e.data as { records: Array<{ external_id: string }> }).records.map((r) => r.external_id));
-  await tx.query('UPDATE products SET auto_created = false WHERE auto_created AND external_id = ANY($1::text[])', [ids]);
+  const page = pageRecords(events, '$1');
+  await queryByIndex(tx, `UPDATE products SET auto_created = false WHERE auto_created AND external_id IN (SELECT r.rec->>'external_id' FROM ${page.from})`, [page.json]);
 }

@@ -47,6 +47,8 @@ export const productsProjection: Projection = {
   name: 'products',
   version: 2,
   eventTypes: [PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, DATA_QUERY_ACCEPTED],
+  // Product chunks are read from the log in SQL; event and sale chunks are read in Node for their product references.
+  logDataTypes: [PRODUCTS_IMPORTED],
   batchSize: 20,
   tables: ['products', 'product_links'],
   migrationsDir: path.join(__dirname, 'migrations'),

@@ -148,6 +148,16 @@ describe('customer events over HTTP', () => {
     expect((await send('GET', '/api/data/products/?external_id=P-NEW')).body.products).toEqual([{ external_id: 'P-NEW', title: 'Real title', price: 1299 }]);
   });
 
+  it('looks products up by ean among imported ones: an auto-created product counts once it is imported', async () => {
+    // Auto-created from an event, with the event's ean (an event with just that ean would not find it: a synthetic product and a sticky link).
+    await importEvents([{ type: 'BASKET_ADD', date: '2024-07-02', customer_id: 'C-Q', product_id: 'P-AUTO', product_ean: '6400000000031' }]);
+    // Imported now: the next event with the ean finds it.
+    await completed(await send('POST', '/api/products/upload/', { products: [{ external_id: 'P-AUTO', title: 'Imported later' }] }));
+    await importEvents([{ type: 'BROWSE', date: '2024-07-04', customer_id: 'C-Q', product_ean: '6400000000031' }]);
+    expect((await events('?customer_id=C-Q')).map((e) => e.product_id)).toEqual(['P-AUTO', 'P-AUTO']);
+    expect((await send('GET', '/api/data/products/?external_id=P-AUTO')).body.products).toEqual([{ external_id: 'P-AUTO', ean: '6400000000031', title: 'Imported later' }]);
+  });
+
   it('answers PUT on the upload path as POST', async () => {
     const res = await send('PUT', '/api/event/upload/', [{ type: 'BROWSE', date: '2024-08-01', customer_id: 'PUT-C', label: 'put' }]);
     expect(res.status).toBe(200);
