@@ -1,5 +1,4 @@
-import type { RecordedEvent } from '../../libs/event-store/src';
-import { pageRecords, queryByIndex, type ProjectionTx } from '../runtime/projection';
+import { queryByIndex, type ProjectionTx } from '../runtime/projection';
 
 /** A product named by an event or a sale row, with the details a created product copies. */
 export interface ProductReference {
@@ -52,8 +51,7 @@ export async function linkProducts(tx: ProjectionTx, refs: ProductReference[]): 
   await tx.query('DROP TABLE lookups; DROP TABLE refs');
 }
 
-/** Marks the products of a run of product imports as imported (no longer auto-created). */
-export async function markImported(tx: ProjectionTx, events: RecordedEvent[]): Promise<void> {
-  const page = pageRecords(events, '$1');
-  await queryByIndex(tx, `UPDATE products SET auto_created = false WHERE auto_created AND external_id IN (SELECT r.rec->>'external_id' FROM ${page.from})`, [page.json]);
+/** Marks the products of a run of product imports as imported (no longer auto-created), from the run's staged keys. */
+export async function markImported(tx: ProjectionTx, batch: string): Promise<void> {
+  await queryByIndex(tx, `UPDATE products SET auto_created = false WHERE auto_created AND external_id IN (SELECT external_id FROM ${batch})`);
 }

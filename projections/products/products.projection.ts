@@ -55,11 +55,16 @@ export const productsProjection: Projection = {
   async apply(events, tx) {
     await forEachRun(events, (e) => e.type, async (run) => {
       if (run[0].type === PRODUCTS_IMPORTED) {
-        await mergeImportedRecords(tx, run, 'products', [
-          { column: 'external_id', expr: "r.rec->>'external_id'" },
-          { column: 'language', expr: "coalesce(r.rec->>'language', '')" },
-        ]);
-        await markImported(tx, run);
+        await mergeImportedRecords(
+          tx,
+          run,
+          'products',
+          [
+            { column: 'external_id', expr: "r.rec->>'external_id'" },
+            { column: 'language', expr: "coalesce(r.rec->>'language', '')" },
+          ],
+          (batch) => markImported(tx, batch),
+        );
       } else if (run[0].type === DATA_QUERY_ACCEPTED) {
         for (const e of run) {
           const query = dataQueryOf(e, 'products');

@@ -11,9 +11,16 @@ export interface MergeKey {
  * The set-based merge every keyed import read model uses (shops, products): the page's records are
  * merged per key in log order (later keys override earlier ones; "" removes a key), then one UPDATE
  * for known rows and one INSERT for new ones. The table has the key columns, `data`, `created_at`,
- * `updated_at`. Table and column names come from code, never from input.
+ * `updated_at`. Table and column names come from code, never from input. `then` runs last, with the
+ * name of the page's staged table (its key columns), before that table is dropped.
  */
-export async function mergeImportedRecords(tx: ProjectionTx, events: RecordedEvent[], table: string, keys: MergeKey[]): Promise<void> {
+export async function mergeImportedRecords(
+  tx: ProjectionTx,
+  events: RecordedEvent[],
+  table: string,
+  keys: MergeKey[],
+  then?: (batch: string) => Promise<void>,
+): Promise<void> {
   const batch = `${table}_batch`;
   const cols = keys.map((k) => k.column);
   const match = (a: string, b: string) => cols.map((c) => `${a}.${c} = ${b}.${c}`).join(' AND ');
@@ -31,5 +38,6 @@ export async function mergeImportedRecords(tx: ProjectionTx, events: RecordedEve
   await queryByIndex(tx, `INSERT INTO ${table} (${cols.join(', ')}, data, created_at, updated_at)
     SELECT ${cols.map((c) => `b.${c}`).join(', ')}, jsonb_strip_empty(b.patch), b.at, b.at FROM ${batch} b
      WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${match('t', 'b')})`);
+  await then?.(batch);
   await tx.query(`DROP TABLE ${batch}`);
 }
