@@ -52,17 +52,15 @@ export const datatargetsProjection: Projection = {
 async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
   // The posts as stored (raw JSON text: 10,000 messages are not parsed and serialised again in Node).
   const posts = `[${events.map((e) => `{"id":${JSON.stringify(e.stream.slice('datatarget-'.length))},"data":${rawJson(e)}}`).join(',')}]`;
+  // One statement, so the posts (up to 10,000 messages each) are sent and parsed once.
   await tx.query(
-    `INSERT INTO datatarget_messages (datatarget_id, message_number, message)
-     SELECT p.id, (p.data->>'first_message_number')::bigint + m.n - 1, m.message
-       FROM jsonb_to_recordset($1::jsonb) AS p(id text, data jsonb)
-      CROSS JOIN LATERAL jsonb_array_elements(p.data->'messages') WITH ORDINALITY AS m(message, n)
-     ON CONFLICT DO NOTHING`,
-    [posts],
-  );
-  await tx.query(
-    `UPDATE datatargets d SET last_message_number = x.last
-       FROM (SELECT id, max((data->>'last_message_number')::bigint) AS last FROM jsonb_to_recordset($1::jsonb) AS p(id text, data jsonb) GROUP BY id) x
+    `WITH p AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS p(id text, data jsonb)),
+     inserted AS (INSERT INTO datatarget_messages (datatarget_id, message_number, message)
+                  SELECT p.id, (p.data->>'first_message_number')::bigint + m.n - 1, m.message
+                    FROM p CROSS JOIN LATERAL jsonb_array_elements(p.data->'messages') WITH ORDINALITY AS m(message, n)
+                  ON CONFLICT DO NOTHING)
+     UPDATE datatargets d SET last_message_number = x.last
+       FROM (SELECT id, max((data->>'last_message_number')::bigint) AS last FROM p GROUP BY id) x
       WHERE d.datatarget_id = x.id
      RETURNING pg_notify('${OUTLETS_CHANNEL}', d.datatarget_id)`,
     [posts],
