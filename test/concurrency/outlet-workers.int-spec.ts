@@ -1,22 +1,18 @@
 import { Client } from 'pg';
 import { DeliveryWorker } from '../../apps/outlet-worker/src/delivery-worker';
 import { createDatatarget, createOutlet, postMessages } from '../../libs/datatargets/src';
-import { datasyncProjection, datatargetsProjection, Projector, waitForProjection } from '../../projections';
+import { datasyncProjection, datatargetsProjection, waitForProjection } from '../../projections';
 import { eventually } from '../support/eventually';
 import { startReceiver } from '../support/receiver';
-import { openTestRuntime, type TestRuntime } from '../support/runtime';
+import { openProjectingRuntime, type TestRuntime } from '../support/runtime';
 
 describe('two outlet workers on one database', () => {
   let rt: TestRuntime;
-  let projector: Projector;
 
   beforeAll(async () => {
-    rt = await openTestRuntime({ projections: [datatargetsProjection, datasyncProjection], env: { OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20' } });
-    projector = new Projector(rt.runnerDeps(), rt.projections);
-    await projector.start();
+    rt = await openProjectingRuntime({ projections: [datatargetsProjection, datasyncProjection], env: { OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20' } });
   });
   afterAll(async () => {
-    await projector?.stop();
     await rt?.close();
   });
 

@@ -1,26 +1,22 @@
 import type { ChildProcess } from 'node:child_process';
 import { MAX_UNRECORDED_BATCHES } from '../../apps/outlet-worker/src/attempt-log';
 import { createDatatarget, createOutlet, outletStateOf, outletStream, postMessages } from '../../libs/datatargets/src';
-import { datasyncProjection, datatargetsProjection, Projector, waitForProjection } from '../../projections';
+import { datasyncProjection, datatargetsProjection, waitForProjection } from '../../projections';
 import { eventually } from '../support/eventually';
 import { startCli } from '../support/processes';
 import { startReceiver } from '../support/receiver';
-import { openTestRuntime, type TestRuntime } from '../support/runtime';
+import { openProjectingRuntime, type TestRuntime } from '../support/runtime';
 
 const MESSAGES = 10_000;
 const KILLS = 10;
 
 describe('outlet worker crash safety', () => {
   let rt: TestRuntime;
-  let projector: Projector;
 
   beforeAll(async () => {
-    rt = await openTestRuntime({ projections: [datatargetsProjection, datasyncProjection] });
-    projector = new Projector(rt.runnerDeps(), rt.projections);
-    await projector.start();
+    rt = await openProjectingRuntime({ projections: [datatargetsProjection, datasyncProjection] });
   });
   afterAll(async () => {
-    await projector?.stop();
     await rt?.close();
   });
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createLogger, loadConfig, type AppConfig, type Logger } from '../../libs/platform/src';
 import { openRuntime, type Runtime } from '../../libs/runtime/src';
-import type { Projection } from '../../projections';
+import { Projector, type Projection } from '../../projections';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export interface TestRuntime extends Runtime {
@@ -36,6 +36,20 @@ export async function openTestRuntime(
     async close() {
       await closeRuntime();
       await db.drop();
+    },
+  });
+}
+
+/** A test runtime whose projections a running projector applies; `close` stops the projector first. */
+export async function openProjectingRuntime(options: Parameters<typeof openTestRuntime>[0] = {}): Promise<TestRuntime> {
+  const rt = await openTestRuntime(options);
+  const projector = new Projector(rt.runnerDeps(), rt.projections);
+  await projector.start();
+  const closeRuntime = rt.close.bind(rt);
+  return Object.assign(rt, {
+    async close() {
+      await projector.stop();
+      await closeRuntime();
     },
   });
 }

@@ -11,8 +11,8 @@ import {
   type OutletState,
 } from '../../../libs/datatargets/src';
 import type { NewEvent } from '../../../libs/event-store/src';
-import { datasyncProjection, datatargetsProjection, findOutlet, outletLog, outletLogEntry, Projector, waitForProjection } from '../../../projections';
-import { openTestRuntime, type TestRuntime } from '../../../test/support/runtime';
+import { datasyncProjection, datatargetsProjection, findOutlet, outletLog, outletLogEntry, waitForProjection } from '../../../projections';
+import { openProjectingRuntime, type TestRuntime } from '../../../test/support/runtime';
 import { AttemptLog } from './attempt-log';
 import { MessageReader } from './message-reader';
 
@@ -36,15 +36,11 @@ function attempt(outletId: string, datatargetId: string, entryNumber: number, fi
 
 describe('outlet worker: attempts recorded in groups, messages read ahead', () => {
   let rt: TestRuntime;
-  let projector: Projector;
 
   beforeAll(async () => {
-    rt = await openTestRuntime({ projections: [datatargetsProjection, datasyncProjection] });
-    projector = new Projector(rt.runnerDeps(), rt.projections);
-    await projector.start();
+    rt = await openProjectingRuntime({ projections: [datatargetsProjection, datasyncProjection] });
   });
   afterAll(async () => {
-    await projector?.stop();
     await rt?.close();
   });
 
