@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { OutletDefinition, OutletLogEntry, OutletState } from '../../libs/datatargets/src';
+import { withTransaction } from '../../libs/platform/src';
 
 const SENSITIVE_HEADER = /authorization|cookie|token|secret|key|password|signature/i;
 
@@ -75,16 +76,27 @@ export async function findDatatarget(pool: Pool, id: string): Promise<(Record<st
   return rows[0] ? (datatargetView(rows[0]) as Record<string, unknown> & { id: string; datatarget_type: string }) : undefined;
 }
 
-/** Messages after a number, in number order (posted or datasync), with the datasync change's log position. */
-export async function readMessages(pool: Pool, datatargetId: string, after: number, limit: number): Promise<Array<{ number: number; message: unknown; after_update: string | null }>> {
-  const { rows } = await pool.query<{ number: number; message: unknown; after_update: string | null }>(
-    `(SELECT message_number AS number, message, NULL::text AS after_update FROM datatarget_messages WHERE datatarget_id = $1 AND message_number > $2 ORDER BY message_number LIMIT $3)
+/** The messages after a number, in number order, from both tables (posted and datasync). */
+export const READ_MESSAGES_SQL = `(SELECT message_number AS number, message, NULL::text AS after_update FROM datatarget_messages WHERE datatarget_id = $1 AND message_number > $2 ORDER BY message_number LIMIT $3)
      UNION ALL
      (SELECT message_number, message, after_update FROM datasync_messages WHERE datatarget_id = $1 AND message_number > $2 ORDER BY message_number LIMIT $3)
-     ORDER BY number LIMIT $3`,
-    [datatargetId, after, limit],
-  );
-  return rows;
+     ORDER BY number LIMIT $3`;
+
+/**
+ * Makes READ_MESSAGES_SQL walk the primary keys in order and stop at the limit. Without statistics
+ * for a datatarget (messages posted since the last ANALYZE) the planner guesses a few hundred rows
+ * and collects all of its messages after the number to sort them: a read of 1,000 took 24–60 ms over
+ * 100,000 messages instead of 0.6 ms, and every read of a large backlog paid it.
+ */
+export const READ_MESSAGES_PLAN = 'SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off';
+
+/** Messages after a number, in number order (posted or datasync), with the datasync change's log position. */
+export async function readMessages(pool: Pool, datatargetId: string, after: number, limit: number): Promise<Array<{ number: number; message: unknown; after_update: string | null }>> {
+  return withTransaction(pool, async (client) => {
+    await client.query(READ_MESSAGES_PLAN);
+    const { rows } = await client.query<{ number: number; message: unknown; after_update: string | null }>(READ_MESSAGES_SQL, [datatargetId, after, limit]);
+    return rows;
+  });
 }
 
 export async function findOutlet(pool: Pool, datatargetId: string, outletId: string): Promise<OutletRow | undefined> {
