@@ -18,7 +18,7 @@ import {
 } from '../../libs/datatargets/src';
 import type { RecordedEvent } from '../../libs/event-store/src';
 import { forEachRun } from '../runtime/data-query-sql';
-import type { Projection, ProjectionTx } from '../runtime/projection';
+import { pageEvents, type Projection, type ProjectionTx } from '../runtime/projection';
 
 /**
  * Notification channel of outlet workers: the payload is a datatarget id whose messages or outlets
@@ -36,8 +36,9 @@ export const datatargetsProjection: Projection = {
   version: 1,
   eventTypes: [DATATARGET_CREATED, DATATARGET_CHANGED, DATATARGET_DELETED, MESSAGES_POSTED, OUTLET_CREATED, OUTLET_CHANGED, OUTLET_DELETED, DELIVERY_ATTEMPTED, OUTLET_CONTROLLED],
   streamPrefixes: ['datatarget-', 'outlet-'],
-  // Posted messages and attempts go to SQL as stored; the rest is parsed.
-  rawDataTypes: [MESSAGES_POSTED, DELIVERY_ATTEMPTED],
+  // Posted messages and attempts are read from the log by the statements that take them (or reach
+  // them as stored text); the rest is parsed.
+  logDataTypes: [MESSAGES_POSTED, DELIVERY_ATTEMPTED],
   tables: ['datatargets', 'datatarget_messages', 'outlets', 'outlet_log'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
@@ -50,11 +51,10 @@ export const datatargetsProjection: Projection = {
 };
 
 async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
-  // The posts as stored (raw JSON text: 10,000 messages are not parsed and serialised again in Node).
-  const posts = `[${events.map((e) => `{"id":${JSON.stringify(e.stream.slice('datatarget-'.length))},"data":${rawJson(e)}}`).join(',')}]`;
-  // One statement, so the posts (up to 10,000 messages each) are sent and parsed once.
+  const posts = pageEvents(events, '$1');
+  // One statement, so the posts (up to 10,000 messages each) are parsed once and never cross Node.
   await tx.query(
-    `WITH p AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS p(id text, data jsonb)),
+    `WITH p AS (SELECT substr(e.stream, ${'datatarget-'.length + 1}) AS id, e.data FROM ${posts.from}),
      inserted AS (INSERT INTO datatarget_messages (datatarget_id, message_number, message)
                   SELECT p.id, (p.data->>'first_message_number')::bigint + m.n - 1, m.message
                     FROM p CROSS JOIN LATERAL jsonb_array_elements(p.data->'messages') WITH ORDINALITY AS m(message, n)
@@ -63,25 +63,23 @@ async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promis
        FROM (SELECT id, max((data->>'last_message_number')::bigint) AS last FROM p GROUP BY id) x
       WHERE d.datatarget_id = x.id
      RETURNING pg_notify('${OUTLETS_CHANNEL}', d.datatarget_id)`,
-    [posts],
+    [posts.json],
   );
 }
 
-/** The event's data as JSON text: as stored when read raw (rawDataTypes), else serialised. */
-const rawJson = (e: RecordedEvent): string => e.rawData ?? JSON.stringify(e.data);
-
 /** A run of delivery attempts (a worker appends them in groups): the log entries, then each outlet's latest state. */
 async function insertAttempts(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
-  const attempts = `[${events.map((e, ord) => `{"outlet_id":${JSON.stringify(e.stream.slice('outlet-'.length))},"ord":${ord},"data":${rawJson(e)}}`).join(',')}]`;
+  const attempts = pageEvents(events, '$1');
   await tx.query(
-    `WITH a AS (SELECT outlet_id, ord, data->'entry' AS entry, data->>'http_request' AS http_request, data->>'http_reply' AS http_reply, data->'state' AS state
-                  FROM jsonb_to_recordset($1::jsonb) AS x(outlet_id text, ord int, data jsonb)),
+    `WITH a AS (SELECT substr(e.stream, ${'outlet-'.length + 1}) AS outlet_id, e.ord, e.data->'entry' AS entry, e.data->>'http_request' AS http_request,
+                       e.data->>'http_reply' AS http_reply, e.data->'state' AS state
+                  FROM ${attempts.from}),
      logged AS (INSERT INTO outlet_log (outlet_id, entry_number, entry, http_request, http_reply)
                 SELECT outlet_id, (entry->>'entry_number')::bigint, entry, http_request, http_reply FROM a ORDER BY ord ON CONFLICT DO NOTHING)
      UPDATE outlets o SET state = l.state
        FROM (SELECT DISTINCT ON (outlet_id) outlet_id, state FROM a ORDER BY outlet_id, ord DESC) l
       WHERE o.outlet_id = l.outlet_id`,
-    [attempts],
+    [attempts.json],
   );
 }
 

@@ -1,10 +1,10 @@
 import { createPool, runMigrations } from '../../libs/platform/src';
 import { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS, type RecordedEvent } from '../../libs/event-store/src';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database';
-import { EventDataNeeded, dataOf, pageRecords } from './projection';
+import { EventDataNeeded, dataOf, pageEvents, pageRecords } from './projection';
 
-// Import chunks reach a projection's SQL in four ways; each must give the same records in the same order.
-describe('pageRecords', () => {
+// Import chunks (and whole events) reach a projection's SQL in several ways; each must give the same rows in the same order.
+describe('pageRecords and pageEvents', () => {
   let db: TestDatabase;
   let pool: ReturnType<typeof createPool>;
   let store: PostgresEventStore;
@@ -60,5 +60,24 @@ describe('pageRecords', () => {
     expect(rows.map((r) => (r[2] as { id: string }).id)).toEqual(['reshaped', 'o1', 'b1']);
     // A projection that reads such data in Node after all gets it read again with all data (EventDataNeeded).
     expect(() => dataOf(inLog.events[0])).toThrow(EventDataNeeded);
+  });
+
+  it('gives each event with its data whether it was left in the log, read as text or parsed', async () => {
+    const rows = async (events: RecordedEvent[]) => {
+      const page = pageEvents(events, '$1');
+      const { rows } = await pool.query(`SELECT e.ord, e.position, e.stream, e.data FROM ${page.from} ORDER BY e.ord`, [page.json]);
+      return { rows: rows.map((r) => [r.ord, Number(r.position), r.stream, r.data]), page };
+    };
+    const inLog = await rows((await store.readAll({ inLogOf: ['Chunk'], rawDataOf: ['Chunk'] })).events);
+    expect(inLog.page.json).not.toContain('a1');
+    expect(inLog.rows).toEqual([
+      [0, 1, 'import-a', { records: [{ id: 'a1', n: 1 }, { id: 'a2', tags: ['x', 'y'] }] }],
+      [1, 2, 'import-b', { records: [{ id: 'o1' }] }],
+      [2, 3, 'import-b', { records: [{ id: 'b1', s: "it's \"quoted\" ✓" }] }],
+    ]);
+    expect((await rows((await store.readAll({ rawDataOf: ['Chunk'] })).events)).rows).toEqual(inLog.rows);
+    const parsed = await rows((await store.readAll()).events);
+    expect(parsed.rows).toEqual(inLog.rows);
+    expect(parsed.page.from).not.toContain('mds_events');
   });
 });

@@ -90,9 +90,8 @@ function moveCheckpointCall(projection: Projection, gen: Generation, to: number)
 export function readPage(store: EventStore, projection: Projection, after: number, runnerLimit: number, allData = false): Promise<ReadAllPage> {
   const limit = Math.min(runnerLimit, projection.batchSize ?? runnerLimit);
   const filter = projection.eventTypes || projection.streamPrefixes ? { types: projection.eventTypes, streamPrefixes: projection.streamPrefixes } : undefined;
-  const rawDataOf = [...(projection.rawDataTypes ?? []), ...(projection.logDataTypes ?? [])];
   // Reading with all data (a projection needed data it was not given): none is left in the log either.
-  return store.readAll({ after, limit, filter, withDataOf: allData ? undefined : projection.dataTypes, rawDataOf, inLogOf: allData ? undefined : projection.logDataTypes });
+  return store.readAll({ after, limit, filter, withDataOf: allData ? undefined : projection.dataTypes, rawDataOf: projection.logDataTypes, inLogOf: allData ? undefined : projection.logDataTypes });
 }
 
 /**

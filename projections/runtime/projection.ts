@@ -25,14 +25,10 @@ export interface Projection {
    */
   dataTypes?: string[];
   /**
-   * Event types whose data `apply` only hands on to SQL: they may arrive as the stored JSON text
-   * (`rawData`, `data: null`; see pageRecords), which spares parsing and serialising import chunks.
-   */
-  rawDataTypes?: string[];
-  /**
-   * Event types whose data `apply` reads only through `pageRecords`: when the log is a table in the
-   * same database they arrive without data (`dataInTable`) and the statement reads them from the
-   * log, so an import chunk never leaves PostgreSQL; otherwise they arrive as rawDataTypes do.
+   * Event types whose data `apply` reads only through `pageRecords` or `pageEvents`: when the log is a
+   * table in the same database they arrive without data (`dataInTable`) and the statement reads them
+   * from the log, so an import chunk never leaves PostgreSQL; otherwise they arrive as the stored
+   * JSON text (`rawData`, `data: null`), which spares parsing and serialising them in Node.
    */
   logDataTypes?: string[];
   /** Events per transaction when smaller than the runner's (import chunks carry ~1,000 records each). */
@@ -94,6 +90,30 @@ export function pageRecords(events: RecordedEvent[], param: string, records?: (e
     json: `[${parts.join(',')}]`,
     from: `jsonb_to_recordset(${param}::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb, logged boolean)
         CROSS JOIN LATERAL jsonb_array_elements(coalesce(c.records, c.data->'records'${logged})) WITH ORDINALITY AS r(rec, n)`,
+  };
+}
+
+/**
+ * A page's events for SQL: `from` is a FROM item giving each event as `e(ord, position, stream, data)`
+ * (ord counting from 0 in page order), read from the query parameter `param`, whose value is `json`.
+ * An event goes in as stored (`rawData`), serialised, or not at all when its data was left in the log
+ * (`dataInTable`, see Projection.logDataTypes): the statement reads it there by position.
+ */
+export function pageEvents(events: RecordedEvent[], param: string): { from: string; json: string } {
+  let logTable: string | undefined;
+  const parts = events.map((e, ord) => {
+    const head = `{"ord":${ord},"position":${e.position},"stream":${JSON.stringify(e.stream)}`;
+    if (e.dataInTable !== undefined) {
+      logTable = e.dataInTable;
+      return `${head},"logged":true}`;
+    }
+    return `${head},"data":${e.rawData ?? JSON.stringify(e.data)}}`;
+  });
+  const data = logTable ? `CASE WHEN x.logged THEN (SELECT l.data FROM ${logTable} l WHERE l.position = x.position) ELSE x.data END` : 'x.data';
+  return {
+    json: `[${parts.join(',')}]`,
+    from: `(SELECT x.ord, x.position, x.stream, ${data} AS data
+              FROM jsonb_to_recordset(${param}::jsonb) AS x(ord int, position bigint, stream text, data jsonb, logged boolean)) e`,
   };
 }
 
