@@ -58,11 +58,13 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
      SELECT x.*, ${TARGET('x')} AS target FROM (
        SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
               nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
-              coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE('r.rec')} AS merge
+              coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE('r.rec')} AS merge,
+              NULL::boolean AS phone_free, NULL::boolean AS email_free
          FROM ${page.from}
         WHERE jsonb_typeof(r.rec) = 'object') x`,
     [page.json],
   );
+  let relaxed = false;
   for (let wave = 0; ; wave++) {
     if (wave > 100_000) throw new Error('customer merge does not converge');
     // Records naming an identifier of a forgotten customer are ignored: the data stays forgotten.
@@ -73,12 +75,14 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     if (wave > 0) await tx.query(`UPDATE cb SET target = ${TARGET('cb')}`);
     // The wave: records first (in log order) among the remaining ones for each identifier and target.
     // When no identifier or target repeats among them (the usual page), that is all of them: the wave is cb itself.
-    const { rows } = await tx.query<WaveShape>(`SELECT count(*)::int AS remaining, count(target)::int AS targets,
-        count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting,
-        count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone) AND count(email) = count(DISTINCT email)
-        AND count(token) = count(DISTINCT token) AND count(target) = count(DISTINCT target) AS distinct FROM cb`);
-    const shape = rows[0];
+    let shape = await waveShape(tx, relaxed);
     if (shape.remaining === 0) break;
+    if (!shape.distinct && !relaxed) {
+      // Identifiers repeat: find out which repeats order the records (see PHONE_FREE) and look again.
+      await tx.query(`UPDATE cb SET phone_free = ${FREE('phone')}, email_free = ${FREE('email')}`);
+      relaxed = true;
+      shape = await waveShape(tx, relaxed);
+    }
     if (shape.distinct) {
       await applyWave(tx, 'cb', shape);
       break;
@@ -86,12 +90,13 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS
       SELECT * FROM (
         SELECT cb.*,
-               min(ord) OVER (PARTITION BY ext) AS f_ext, min(ord) OVER (PARTITION BY phone) AS f_phone,
-               min(ord) OVER (PARTITION BY email) AS f_email, min(ord) OVER (PARTITION BY token) AS f_token,
-               min(ord) OVER (PARTITION BY target) AS f_target
+               min(ord) OVER (PARTITION BY ext) AS f_ext,
+               min(ord) OVER (PARTITION BY phone) AS f_phone, bool_and(phone_free) OVER (PARTITION BY phone) AS free_phone,
+               min(ord) OVER (PARTITION BY email) AS f_email, bool_and(email_free) OVER (PARTITION BY email) AS free_email,
+               min(ord) OVER (PARTITION BY token) AS f_token, min(ord) OVER (PARTITION BY target) AS f_target
           FROM cb) x
-       WHERE (ext IS NULL OR f_ext = ord) AND (phone IS NULL OR f_phone = ord)
-         AND (email IS NULL OR f_email = ord) AND (token IS NULL OR f_token = ord) AND (target IS NULL OR f_target = ord)`);
+       WHERE (ext IS NULL OR f_ext = ord) AND (phone IS NULL OR free_phone OR f_phone = ord)
+         AND (email IS NULL OR free_email OR f_email = ord) AND (token IS NULL OR f_token = ord) AND (target IS NULL OR f_target = ord)`);
     await applyWave(tx, 'wave', shape);
     // A patch that only updates (an unsubscription) and, first in its wave, found no customer is done:
     // it waited for every earlier record naming its identifiers, so none will create that customer now.
@@ -99,6 +104,32 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     await tx.query(`DROP TABLE wave`);
   }
   await tx.query('DROP TABLE cb'); // a page may hold several runs of imports between bulk updates
+}
+
+/**
+ * Whether records sharing a phone (or e-mail) must apply one after another: not when every one of them
+ * is `free`, that is, has an external_id, forgets nothing, and no customer without an external_id has
+ * that phone. Such a record matches by its external_id and otherwise creates a customer (with that
+ * external_id): it neither finds nor makes a customer another of them could find by the phone. A
+ * record without an external_id (it takes any customer with the phone) or a customer without one (the
+ * fallback of a record whose external_id is unknown) makes the order matter again. Repeats of an
+ * external_id, token or target always order. Computed once a page is found to repeat an identifier;
+ * only a record of the same group without an external_id can add such a customer during the page.
+ */
+const FREE = (column: 'phone' | 'email') =>
+  `(ext IS NOT NULL AND NOT rec ? 'is_forgotten' AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.${column} = cb.${column} AND c.external_id IS NULL))`;
+
+/** Whether the remaining records repeat nothing that orders them (strictly: no identifier repeats at all). */
+const DISTINCT_STRICT = `count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone) AND count(email) = count(DISTINCT email)
+        AND count(token) = count(DISTINCT token) AND count(target) = count(DISTINCT target)`;
+const DISTINCT_RELAXED = `count(ext) = count(DISTINCT ext) AND count(token) = count(DISTINCT token) AND count(target) = count(DISTINCT target)
+        AND NOT EXISTS (SELECT 1 FROM cb g WHERE g.phone IS NOT NULL GROUP BY g.phone HAVING count(*) > 1 AND NOT bool_and(g.phone_free))
+        AND NOT EXISTS (SELECT 1 FROM cb g WHERE g.email IS NOT NULL GROUP BY g.email HAVING count(*) > 1 AND NOT bool_and(g.email_free))`;
+
+async function waveShape(tx: ProjectionTx, relaxed: boolean): Promise<WaveShape> {
+  const { rows } = await tx.query<WaveShape>(`SELECT count(*)::int AS remaining, count(target)::int AS targets,
+      count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting, ${relaxed ? DISTINCT_RELAXED : DISTINCT_STRICT} AS distinct FROM cb`);
+  return rows[0];
 }
 
 /** What the applying statements may skip: updates when no record has a customer yet, forgetting when none forgets. */

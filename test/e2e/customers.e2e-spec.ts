@@ -103,6 +103,30 @@ describe('customer import and retrieval over HTTP', () => {
     expect(await one('external_id=N-1')).toMatchObject({ city: 'Turku' });
   });
 
+  it('orders records sharing a phone only where the order matters, within one request', async () => {
+    // Distinct external_ids with one phone and no guest having it: independent customers.
+    await importCustomers([
+      { external_id: 'S-1', phone_number: '+358401110001', first_name: 'One' },
+      { external_id: 'S-2', phone_number: '+358401110001', first_name: 'Two' },
+      { external_id: 'S-1', city: 'Espoo' },
+    ]);
+    expect(await one('external_id=S-1')).toMatchObject({ first_name: 'One', city: 'Espoo' });
+    expect(await one('external_id=S-2')).toMatchObject({ first_name: 'Two' });
+    expect((await one('external_id=S-2'))!.city).toBeUndefined();
+    // A record without an external_id takes whichever customer has the phone: the one created just before it.
+    await importCustomers([{ external_id: 'T-1', phone_number: '+358401110002', first_name: 'Tee' }, { phone_number: '+358401110002', city: 'Vantaa' }]);
+    expect(await one('external_id=T-1')).toMatchObject({ first_name: 'Tee', city: 'Vantaa' });
+    expect((await send('GET', '/api/data/customers/?city=Vantaa')).body.count).toBe(1);
+    // A guest with the phone goes to the first unknown external_id; the second is a new customer.
+    await importCustomers([{ phone_number: '+358401110003', first_name: 'Guest' }]);
+    await importCustomers([
+      { external_id: 'U-1', phone_number: '+358401110003', last_name: 'First' },
+      { external_id: 'U-2', phone_number: '+358401110003', last_name: 'Second' },
+    ]);
+    expect(await one('external_id=U-1')).toMatchObject({ first_name: 'Guest', last_name: 'First' });
+    expect((await one('external_id=U-2'))!.first_name).toBeUndefined();
+  });
+
   it('keeps deleted customers deleted and forgotten customers forgotten', async () => {
     await importCustomers([{ external_id: 'D-1', email: 'd1@example.com' }, { external_id: 'F-1', email: 'f1@example.com', first_name: 'Frida', phone_number: '050 123 4567' }]);
     await importCustomers([{ external_id: 'D-1', is_deleted: true }, { external_id: 'F-1', is_forgotten: 'true' }]);
