@@ -163,6 +163,8 @@ const MERGE = (cur: string, w: string) =>
 const NEEDS_MERGE = (rec: string) =>
   `(${rec} ?| ARRAY['tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove'] OR jsonb_path_exists(${rec}, '$.* ? (@ == "")'))`;
 
+// The update and the insert read `merged` three times each; OFFSET 0 keeps their subqueries from being
+// pulled up, which would compute the merge (a new jsonb per record) once per use instead of once.
 async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape): Promise<void> {
   // Forgetting: remember the hashes of every identifier the customer had or is sent with.
   if (shape.forgetting > 0) {
@@ -186,7 +188,7 @@ async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape
         updated_position = u.position
       FROM (SELECT w.target, w.rec, w.at, w.position, ${MERGE('c2.data', 'w')} AS merged,
                    coalesce((w.rec->>'is_forgotten')::boolean, false) AS forget
-              FROM ${wave} w JOIN customers c2 ON c2.customer_id = w.target WHERE w.target IS NOT NULL AND NOT c2.is_forgotten) u
+              FROM ${wave} w JOIN customers c2 ON c2.customer_id = w.target WHERE w.target IS NOT NULL AND NOT c2.is_forgotten OFFSET 0) u
      WHERE c.customer_id = u.target`);
   }
   // A new customer's data is the record itself (less the matching aids) unless it needs customer_merge.
@@ -199,5 +201,5 @@ async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape
            coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.at, w.at, w.position
       FROM (SELECT ${wave}.*, CASE WHEN merge THEN customer_merge('{}'::jsonb, rec) ELSE rec - ARRAY['$phone', '$token', '$no_create'] END AS merged,
                    coalesce((rec->>'is_forgotten')::boolean, false) AS forget
-              FROM ${wave} WHERE target IS NULL AND NOT rec ? '$no_create') w`);
+              FROM ${wave} WHERE target IS NULL AND NOT rec ? '$no_create' OFFSET 0) w`);
 }
