@@ -78,7 +78,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     let shape = await waveShape(tx, relaxed);
     if (shape.remaining === 0) break;
     if (!shape.distinct && !relaxed) {
-      // Identifiers repeat: find out which repeats order the records (see PHONE_FREE) and look again.
+      // Identifiers repeat: find out which repeats order the records (see FREE) and look again.
       await tx.query(`UPDATE cb SET phone_free = ${FREE('phone')}, email_free = ${FREE('email')}`);
       relaxed = true;
       shape = await waveShape(tx, relaxed);
@@ -113,8 +113,10 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
  * external_id): it neither finds nor makes a customer another of them could find by the phone. A
  * record without an external_id (it takes any customer with the phone) or a customer without one (the
  * fallback of a record whose external_id is unknown) makes the order matter again. Repeats of an
- * external_id, token or target always order. Computed once a page is found to repeat an identifier;
- * only a record of the same group without an external_id can add such a customer during the page.
+ * external_id, token or target always order. Computed once a page is found to repeat an identifier:
+ * only a record of the same group without an external_id can add such a customer during the page,
+ * and once it has, the records that fall back to that customer have it as their target (recomputed
+ * every wave), which orders them.
  */
 const FREE = (column: 'phone' | 'email') =>
   `(ext IS NOT NULL AND NOT rec ? 'is_forgotten' AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.${column} = cb.${column} AND c.external_id IS NULL))`;

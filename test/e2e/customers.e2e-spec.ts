@@ -125,6 +125,15 @@ describe('customer import and retrieval over HTTP', () => {
     ]);
     expect(await one('external_id=U-1')).toMatchObject({ first_name: 'Guest', last_name: 'First' });
     expect((await one('external_id=U-2'))!.first_name).toBeUndefined();
+    // The same within one request, the guest created by its first record.
+    await importCustomers([
+      { phone_number: '+358401110004', first_name: 'Walk-in' },
+      { external_id: 'W-1', phone_number: '+358401110004', last_name: 'One' },
+      { external_id: 'W-2', phone_number: '+358401110004', last_name: 'Two' },
+    ]);
+    expect(await one('external_id=W-1')).toMatchObject({ first_name: 'Walk-in', last_name: 'One' });
+    expect(await one('external_id=W-2')).toMatchObject({ last_name: 'Two' });
+    expect((await one('external_id=W-2'))!.first_name).toBeUndefined();
   });
 
   it('keeps deleted customers deleted and forgotten customers forgotten', async () => {
