@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createPool } from '../../libs/platform/src';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database';
-import { READ_MESSAGES_PLAN, READ_MESSAGES_SQL, readMessages } from './datatargets.queries';
+import { KEY_ORDER_PLAN, outletLog, READ_MESSAGES_SQL, readMessages } from './datatargets.queries';
 
 const migration = (dir: string) => fs.readFileSync(path.join(__dirname, '..', dir, 'migrations', `0001_${dir}.sql`), 'utf8');
 
@@ -19,10 +19,14 @@ describe('readMessages', () => {
     await pool.query(migration('datatargets'));
     await pool.query(migration('datasync'));
     // No ANALYZE during the test: the plan must not depend on statistics.
-    await pool.query('ALTER TABLE datatarget_messages SET (autovacuum_enabled = false); ALTER TABLE datasync_messages SET (autovacuum_enabled = false)');
+    await pool.query('ALTER TABLE datatarget_messages SET (autovacuum_enabled = false); ALTER TABLE datasync_messages SET (autovacuum_enabled = false); ALTER TABLE outlet_log SET (autovacuum_enabled = false)');
     await pool.query(
       `INSERT INTO datatarget_messages (datatarget_id, message_number, message)
        SELECT 'dt_' || (n % 3), n / 3 + 1, jsonb_build_object('order', n, 'lines', jsonb_build_array(n, n + 1)) FROM generate_series(0, $1 * 3 - 1) n`,
+      [BACKLOG],
+    );
+    await pool.query(
+      `INSERT INTO outlet_log (outlet_id, entry_number, entry) SELECT 'ol_' || (n % 2), n / 2 + 1, jsonb_build_object('entry_number', n / 2 + 1) FROM generate_series(0, $1 * 2 - 1) n`,
       [BACKLOG],
     );
     await pool.query(`INSERT INTO datasync_messages (datatarget_id, message_number, message, after_update) SELECT 'dt_sync', n, jsonb_build_object('n', n), (100 + n)::text FROM generate_series(1, 50) n`);
@@ -65,12 +69,21 @@ describe('readMessages', () => {
         client.release();
       }
     };
-    const guarded = await plan(READ_MESSAGES_PLAN);
+    const guarded = await plan(KEY_ORDER_PLAN);
     expect(guarded.map((n) => n.type)).not.toContain('Sort');
     // No node touches more rows than the limit (the unguarded plan reads the 29,000 after the number).
     expect(Math.max(...guarded.map((n) => n.rows))).toBeLessThanOrEqual(1000);
     // What the settings prevent: without statistics the planner guesses a few rows and sorts the whole backlog.
     const unguarded = await plan();
     expect(Math.max(...unguarded.map((n) => n.rows))).toBeGreaterThan(20_000);
+  });
+
+  it('pages through a long outlet log either way from an entry, with its total', async () => {
+    const numbers = (page: Awaited<ReturnType<typeof outletLog>>) => page.entries.map((e) => e.entry_number);
+    const up = await outletLog(pool, 'ol_1', { limit: 3, from: 100, order: 'ascending' });
+    expect(numbers(up)).toEqual([100, 101, 102]);
+    expect(up.total).toBe(BACKLOG);
+    expect(numbers(await outletLog(pool, 'ol_1', { limit: 3, from: 100, order: 'descending' }))).toEqual([100, 99, 98]);
+    expect(numbers(await outletLog(pool, 'ol_0', { limit: 2, order: 'descending' }))).toEqual([BACKLOG, BACKLOG - 1]);
   });
 });
