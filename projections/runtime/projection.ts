@@ -97,7 +97,9 @@ export function pageRecords(events: RecordedEvent[], param: string, records?: (e
  * A page's events for SQL: `from` is a FROM item giving each event as `e(ord, position, stream, data)`
  * (ord counting from 0 in page order), read from the query parameter `param`, whose value is `json`.
  * An event goes in as stored (`rawData`), serialised, or not at all when its data was left in the log
- * (`dataInTable`, see Projection.logDataTypes): the statement reads it there by position.
+ * (`dataInTable`, see Projection.logDataTypes): the statement reads it there by position. Data read
+ * from the log may still be compressed: take each field of it once per event (in a CTE), not once
+ * per row of a join, or the whole event is decompressed for every row.
  */
 export function pageEvents(events: RecordedEvent[], param: string): { from: string; json: string } {
   let logTable: string | undefined;
