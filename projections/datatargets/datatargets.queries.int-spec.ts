@@ -6,9 +6,10 @@ import { KEY_ORDER_PLAN, outletLog, READ_MESSAGES_SQL, readMessages } from './da
 
 const migration = (dir: string) => fs.readFileSync(path.join(__dirname, '..', dir, 'migrations', `0001_${dir}.sql`), 'utf8');
 
-// The outlet worker reads a datatarget's messages 1,000 at a time; over a backlog this must cost the
-// messages read, not the backlog (the tables here have no statistics, as after a large post).
-describe('readMessages', () => {
+// The outlet worker reads a datatarget's messages 1,000 at a time, and the API pages outlet logs; over a
+// long backlog or log this must cost the rows read, not all of them (the tables here have no
+// statistics, as after a large post or many attempts).
+describe('page reads of messages and outlet logs', () => {
   let db: TestDatabase;
   let pool: ReturnType<typeof createPool>;
   const BACKLOG = 30_000;
