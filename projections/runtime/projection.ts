@@ -98,8 +98,8 @@ export function pageRecords(events: RecordedEvent[], param: string, records?: (e
  * (ord counting from 0 in page order), read from the query parameter `param`, whose value is `json`.
  * An event goes in as stored (`rawData`), serialised, or not at all when its data was left in the log
  * (`dataInTable`, see Projection.logDataTypes): the statement reads it there by position. Data read
- * from the log may still be compressed: take each field of it once per event (in a CTE), not once
- * per row of a join, or the whole event is decompressed for every row.
+ * from the log may still be compressed: take its fields in one go (`jsonb_to_record`) once per event,
+ * not one by one or once per row of a join, or the whole event is decompressed for every read.
  */
 export function pageEvents(events: RecordedEvent[], param: string): { from: string; json: string } {
   let logTable: string | undefined;
