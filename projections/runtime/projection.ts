@@ -57,13 +57,6 @@ export function assertValidProjection(p: Projection): void {
   for (const t of p.tables) if (!NAME.test(t)) throw new Error(`projection ${p.name}: table "${t}" must be snake_case`);
 }
 
-/** An import chunk as the set-based projections load it into a temporary table (jsonb_to_recordset). */
-export interface PageChunk {
-  position: number;
-  at: string;
-  records: unknown[];
-}
-
 /**
  * A page's import chunks (`{records: [...]}` events) as records for SQL. `from` is the FROM items
  * giving every record as `r(rec, n)` (n counting from 1 in its chunk) with its chunk's `c.position`
@@ -73,23 +66,15 @@ export interface PageChunk {
  * (`dataInTable`, see Projection.logDataTypes): the statement reads it there by position.
  */
 export function pageRecords(events: RecordedEvent[], param: string, records?: (e: RecordedEvent) => unknown[] | undefined): { from: string; json: string } {
-  let logTable: string | undefined;
   const parts = events.map((e) => {
     const reshaped = records?.(e);
     const head = `{"position":${e.position},"at":${JSON.stringify(e.createdAt)}`;
-    if (reshaped === undefined && e.dataInTable !== undefined) {
-      logTable = e.dataInTable;
-      return `${head},"logged":true}`;
-    }
-    if (reshaped === undefined && e.rawData !== undefined) return `${head},"data":${e.rawData}}`;
-    const chunk: PageChunk = { position: e.position, at: e.createdAt, records: reshaped ?? dataOf<{ records: unknown[] }>(e).records };
-    return JSON.stringify(chunk);
+    return reshaped === undefined ? `${head},${dataPart(e)}}` : `${head},"records":${JSON.stringify(reshaped)}}`;
   });
-  const logged = logTable ? `, CASE WHEN c.logged THEN (SELECT l.data->'records' FROM ${logTable} l WHERE l.position = c.position) END` : '';
   return {
     json: `[${parts.join(',')}]`,
     from: `jsonb_to_recordset(${param}::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb, logged boolean)
-        CROSS JOIN LATERAL jsonb_array_elements(coalesce(c.records, c.data->'records'${logged})) WITH ORDINALITY AS r(rec, n)`,
+        CROSS JOIN LATERAL jsonb_array_elements(coalesce(c.records, ${dataSql(events, 'c', "->'records'")})) WITH ORDINALITY AS r(rec, n)`,
   };
 }
 
@@ -102,21 +87,27 @@ export function pageRecords(events: RecordedEvent[], param: string, records?: (e
  * not one by one or once per row of a join, or the whole event is decompressed for every read.
  */
 export function pageEvents(events: RecordedEvent[], param: string): { from: string; json: string } {
-  let logTable: string | undefined;
-  const parts = events.map((e, ord) => {
-    const head = `{"ord":${ord},"position":${e.position},"stream":${JSON.stringify(e.stream)}`;
-    if (e.dataInTable !== undefined) {
-      logTable = e.dataInTable;
-      return `${head},"logged":true}`;
-    }
-    return `${head},"data":${e.rawData ?? JSON.stringify(e.data)}}`;
-  });
-  const data = logTable ? `CASE WHEN x.logged THEN (SELECT l.data FROM ${logTable} l WHERE l.position = x.position) ELSE x.data END` : 'x.data';
+  const parts = events.map((e, ord) => `{"ord":${ord},"position":${e.position},"stream":${JSON.stringify(e.stream)},${dataPart(e)}}`);
   return {
     json: `[${parts.join(',')}]`,
-    from: `(SELECT x.ord, x.position, x.stream, ${data} AS data
+    from: `(SELECT x.ord, x.position, x.stream, ${dataSql(events, 'x')} AS data
               FROM jsonb_to_recordset(${param}::jsonb) AS x(ord int, position bigint, stream text, data jsonb, logged boolean)) e`,
   };
+}
+
+/** An event's data in a page's JSON: only a flag when it was left in the log, else as stored or serialised. */
+function dataPart(e: RecordedEvent): string {
+  return e.dataInTable !== undefined ? '"logged":true' : `"data":${e.rawData ?? JSON.stringify(e.data)}`;
+}
+
+/**
+ * SQL for the data (or its member `path`) of the page row `row`: read back from the log by position
+ * when the page left it there (see dataPart), the path applied inside so the data is read once.
+ */
+function dataSql(events: RecordedEvent[], row: string, path = ''): string {
+  const logTable = events.find((e) => e.dataInTable !== undefined)?.dataInTable;
+  if (logTable === undefined) return `${row}.data${path}`;
+  return `CASE WHEN ${row}.logged THEN (SELECT l.data${path} FROM ${logTable} l WHERE l.position = ${row}.position) ELSE ${row}.data${path} END`;
 }
 
 /** The event's data, parsed from `rawData` when it was read as text. */
