@@ -2,7 +2,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createPool } from '../../libs/platform/src';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database';
-import { KEY_ORDER_PLAN, outletLog, READ_MESSAGES_SQL, readMessages } from './datatargets.queries';
+import { KEY_ORDER_PLAN, OUTLET_LOG_TOTAL_SQL, outletLog, READ_MESSAGES_SQL, readMessages } from './datatargets.queries';
+
+/** Every node of an `EXPLAIN (ANALYZE, FORMAT JSON)` answer, with the rows it passed up. */
+function planNodes(rows: Array<{ 'QUERY PLAN': Array<{ Plan: unknown }> }>): Array<{ type: string; rows: number }> {
+  const nodes: Array<{ type: string; rows: number }> = [];
+  const walk = (n: { 'Node Type': string; 'Actual Rows': number; Plans?: unknown[] }) => {
+    nodes.push({ type: n['Node Type'], rows: n['Actual Rows'] });
+    for (const child of n.Plans ?? []) walk(child as typeof n);
+  };
+  walk(rows[0]['QUERY PLAN'][0].Plan as Parameters<typeof walk>[0]);
+  return nodes;
+}
 
 const migration = (dir: string) => fs.readFileSync(path.join(__dirname, '..', dir, 'migrations', `0001_${dir}.sql`), 'utf8');
 
@@ -59,13 +70,7 @@ describe('page reads of messages and outlet logs', () => {
         if (settings) await client.query(settings);
         const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${READ_MESSAGES_SQL}`, ['dt_2', 1000, 1000]);
         await client.query('ROLLBACK');
-        const nodes: Array<{ type: string; rows: number }> = [];
-        const walk = (n: { 'Node Type': string; 'Actual Rows': number; Plans?: unknown[] }) => {
-          nodes.push({ type: n['Node Type'], rows: n['Actual Rows'] });
-          for (const child of n.Plans ?? []) walk(child as typeof n);
-        };
-        walk(rows[0]['QUERY PLAN'][0].Plan);
-        return nodes;
+        return planNodes(rows);
       } finally {
         client.release();
       }
@@ -86,5 +91,14 @@ describe('page reads of messages and outlet logs', () => {
     expect(up.total).toBe(BACKLOG);
     expect(numbers(await outletLog(pool, 'ol_1', { limit: 3, from: 100, order: 'descending' }))).toEqual([100, 99, 98]);
     expect(numbers(await outletLog(pool, 'ol_0', { limit: 2, order: 'descending' }))).toEqual([BACKLOG, BACKLOG - 1]);
+    const none = await outletLog(pool, 'ol_none', { limit: 3, order: 'descending' });
+    expect([none.total, none.entries]).toEqual([0, []]);
+  });
+
+  it("takes an outlet log's total from its last entry, not by counting every entry", async () => {
+    const { rows } = await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${OUTLET_LOG_TOTAL_SQL}`, ['ol_1']);
+    // count(*) would pass all 30,000 entries of the outlet up the plan.
+    expect(Math.max(...planNodes(rows).map((n) => n.rows))).toBe(1);
+    expect((await pool.query(OUTLET_LOG_TOTAL_SQL, ['ol_1'])).rows[0].n).toBe(BACKLOG);
   });
 });

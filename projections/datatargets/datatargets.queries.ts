@@ -122,6 +122,14 @@ export async function deliverableOutlets(pool: Pool): Promise<OutletRow[]> {
   return rows;
 }
 
+/**
+ * An outlet log's total_count: its last entry number. Entries are numbered 1, 2, 3... by the outlet's
+ * own attempts (each at the stream revision the one before it left), so the last number is the count;
+ * reading it is one probe of the primary key, where count(*) walked every entry of the outlet on every
+ * page (an outlet delivering ten batches a second logs some 860,000 entries a day).
+ */
+export const OUTLET_LOG_TOTAL_SQL = 'SELECT coalesce(max(entry_number), 0)::int AS n FROM outlet_log WHERE outlet_id = $1';
+
 export async function outletLog(
   pool: Pool,
   outletId: string,
@@ -133,7 +141,7 @@ export async function outletLog(
   if (options.from !== undefined) params.push(options.from);
   const [rows, count] = await Promise.all([
     inKeyOrder<{ entry: OutletLogEntry }>(pool, `SELECT entry FROM outlet_log WHERE outlet_id = $1 ${bound} ORDER BY entry_number ${asc ? 'ASC' : 'DESC'} LIMIT $2`, params),
-    pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outlet_log WHERE outlet_id = $1', [outletId]),
+    pool.query<{ n: number }>(OUTLET_LOG_TOTAL_SQL, [outletId]),
   ]);
   return { total: count.rows[0].n, entries: rows.map((r) => r.entry) };
 }
