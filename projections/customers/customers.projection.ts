@@ -12,7 +12,8 @@ import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
  * waves, every record is matched against the customers (external_id, then phone, then e-mail, see
  * README) and each wave applies — with a handful of statements — the records that are first among
  * the remaining ones for every identifier and target they touch. Records of one identity are so
- * applied in log order; a page usually needs one wave, a request with repeated identities one per repeat.
+ * applied in log order; a page usually needs one wave, a request with repeated identities one per repeat
+ * (repeats of an external_id that nothing else in the page touches are first made one record).
  * Subscription events (MAIL_/SMS_ SUBSCRIBE/UNSUBSCRIBE) enter the same merge as customer patches
  * (libs/activity customerEffect), so their effects apply in log order with the imports around them.
  */
@@ -59,7 +60,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
        SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
               nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
               coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE('r.rec')} AS merge,
-              NULL::boolean AS phone_free, NULL::boolean AS email_free
+              NULL::boolean AS phone_free, NULL::boolean AS email_free, c.at AS first_at
          FROM ${page.from}
         WHERE jsonb_typeof(r.rec) = 'object') x`,
     [page.json],
@@ -77,6 +78,11 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     // When no identifier or target repeats among them (the usual page), that is all of them: the wave is cb itself.
     let shape = await waveShape(tx, relaxed);
     if (shape.remaining === 0) break;
+    if (wave === 0 && shape.repeatsExt) {
+      // Repeats of an external_id that nothing else in the page touches become one record (see COLLAPSE_REPEATS).
+      await tx.query(COLLAPSE_REPEATS);
+      shape = await waveShape(tx, relaxed);
+    }
     if (!shape.distinct && !relaxed) {
       // Identifiers repeat: find out which repeats order the records (see FREE) and look again.
       await tx.query(`UPDATE cb SET phone_free = ${FREE('phone')}, email_free = ${FREE('email')}`);
@@ -121,6 +127,34 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
 const FREE = (column: 'phone' | 'email') =>
   `(ext IS NOT NULL AND NOT rec ? 'is_forgotten' AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.${column} = cb.${column} AND c.external_id IS NULL))`;
 
+/**
+ * Records of one external_id applied one after another, each a wave over the records left (a full
+ * re-sync behind a lagging projection repeats every customer once per chunk in a page), replaced by
+ * one record where that gives the same result: its fields in log order (later ones win), the first
+ * record's place and target, the last one's time and position. That holds when every one of them is
+ * a plain patch (no list operation, no "" removal, no token, no deleting, forgetting or no_create),
+ * which applies as a concatenation, and when no other record of the page names any of their phones,
+ * e-mails or targets: nothing else can find their customer in between, and their customer is found
+ * by the external_id after the first of them. The phone and e-mail are the merged record's.
+ */
+const COLLAPSE_REPEATS = `
+  WITH writers AS (
+    SELECT 'p' AS k, phone AS v, count(DISTINCT coalesce(ext, '#' || ord)) AS n FROM cb WHERE phone IS NOT NULL GROUP BY phone
+    UNION ALL SELECT 'm', email, count(DISTINCT coalesce(ext, '#' || ord)) FROM cb WHERE email IS NOT NULL GROUP BY email
+    UNION ALL SELECT 't', target::text, count(DISTINCT coalesce(ext, '#' || ord)) FROM cb WHERE target IS NOT NULL GROUP BY target),
+  chains AS (
+    SELECT ext FROM cb WHERE ext IS NOT NULL GROUP BY ext
+    HAVING count(*) > 1 AND bool_and(NOT merge AND token IS NULL AND NOT rec ?| ARRAY['is_deleted', 'is_forgotten', '$no_create'])
+    EXCEPT SELECT cb.ext FROM cb JOIN writers w ON w.k = 'p' AND w.v = cb.phone WHERE w.n > 1
+    EXCEPT SELECT cb.ext FROM cb JOIN writers w ON w.k = 'm' AND w.v = cb.email WHERE w.n > 1
+    EXCEPT SELECT cb.ext FROM cb JOIN writers w ON w.k = 't' AND w.v = cb.target::text WHERE w.n > 1),
+  gone AS (DELETE FROM cb WHERE ext IN (SELECT ext FROM chains) RETURNING *)
+  INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target)
+  SELECT ord, position, at, rec, ext, rec->>'$phone', lower(nullif(rec->>'email', '')), NULL, false, NULL, NULL, first_at, target
+    FROM (SELECT min(ord) AS ord, max(position) AS position, (array_agg(at ORDER BY ord DESC))[1] AS at, jsonb_merge_agg(rec ORDER BY ord) AS rec,
+                 ext, (array_agg(at ORDER BY ord))[1] AS first_at, (array_agg(target ORDER BY ord))[1] AS target
+            FROM gone GROUP BY ext) g`;
+
 /** Whether the remaining records repeat nothing that orders them (strictly: no identifier repeats at all). */
 const DISTINCT_STRICT = `count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone) AND count(email) = count(DISTINCT email)
         AND count(token) = count(DISTINCT token) AND count(target) = count(DISTINCT target)`;
@@ -130,7 +164,8 @@ const DISTINCT_RELAXED = `count(ext) = count(DISTINCT ext) AND count(token) = co
 
 async function waveShape(tx: ProjectionTx, relaxed: boolean): Promise<WaveShape> {
   const { rows } = await tx.query<WaveShape>(`SELECT count(*)::int AS remaining, count(target)::int AS targets,
-      count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting, ${relaxed ? DISTINCT_RELAXED : DISTINCT_STRICT} AS distinct FROM cb`);
+      count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting, count(ext) > count(DISTINCT ext) AS "repeatsExt",
+      ${relaxed ? DISTINCT_RELAXED : DISTINCT_STRICT} AS distinct FROM cb`);
   return rows[0];
 }
 
@@ -139,6 +174,7 @@ interface WaveShape {
   remaining: number;
   targets: number;
   forgetting: number;
+  repeatsExt: boolean;
   distinct: boolean;
 }
 
@@ -200,7 +236,7 @@ async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape
            CASE WHEN forget THEN NULL ELSE w.phone END,
            CASE WHEN forget THEN NULL ELSE lower(merged->>'email') END,
            CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
-           coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.at, w.at, w.position
+           coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.first_at, w.at, w.position
       FROM (SELECT ${wave}.*, CASE WHEN merge THEN customer_merge('{}'::jsonb, rec) ELSE rec - ARRAY['$phone', '$token', '$no_create'] END AS merged,
                    coalesce((rec->>'is_forgotten')::boolean, false) AS forget
               FROM ${wave} WHERE target IS NULL AND NOT rec ? '$no_create' OFFSET 0) w`);

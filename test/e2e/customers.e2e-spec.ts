@@ -136,6 +136,41 @@ describe('customer import and retrieval over HTTP', () => {
     expect((await one('external_id=W-2'))!.first_name).toBeUndefined();
   });
 
+  it('applies repeats of an external_id as in sequence, also where other records of the request find the customer in between', async () => {
+    // Plain repeats: later fields win, earlier ones stay, the phone is the last one sent.
+    await importCustomers([
+      { external_id: 'X-1', phone_number: '+358401120001', first_name: 'A', city: 'Oulu', tags: ['a'] },
+      { external_id: 'X-2', first_name: 'Other' },
+      { external_id: 'X-1', last_name: 'B' },
+      { external_id: 'X-1', first_name: 'C', phone_number: '+358401120002' },
+    ]);
+    expect(await one('external_id=X-1')).toMatchObject({ first_name: 'C', last_name: 'B', city: 'Oulu', tags: ['a'], phone_number: '+358401120002' });
+    expect((await send('GET', '/api/data/customers/?first_name=C')).body.count).toBe(1);
+    // A record without an external_id finds the customer by its phone between two repeats, before the
+    // second changes the phone: it updates that customer (not a new guest).
+    await importCustomers([{ external_id: 'Y-1', phone_number: '+358401120003' }]);
+    await importCustomers([
+      { external_id: 'Y-1', first_name: 'Ylva' },
+      { phone_number: '+358401120003', city: 'Kemi' },
+      { external_id: 'Y-1', phone_number: '+358401120004' },
+    ]);
+    expect(await one('external_id=Y-1')).toMatchObject({ first_name: 'Ylva', city: 'Kemi', phone_number: '+358401120004' });
+    expect((await send('GET', '/api/data/customers/?city=Kemi')).body.count).toBe(1);
+    // The same with the customer created by the request's first record, found by its e-mail, or by its phone.
+    await importCustomers([
+      { external_id: 'Z-1', email: 'z1@example.com' },
+      { email: 'z1@example.com', city: 'Pori' },
+      { external_id: 'Z-1', email: 'z2@example.com' },
+      { external_id: 'Q-1', phone_number: '+358401120005' },
+      { phone_number: '+358401120005', city: 'Lahti' },
+      { external_id: 'Q-1', phone_number: '+358401120006' },
+    ]);
+    expect(await one('external_id=Z-1')).toMatchObject({ email: 'z2@example.com', city: 'Pori' });
+    expect((await send('GET', '/api/data/customers/?city=Pori')).body.count).toBe(1);
+    expect(await one('external_id=Q-1')).toMatchObject({ phone_number: '+358401120006', city: 'Lahti' });
+    expect((await send('GET', '/api/data/customers/?city=Lahti')).body.count).toBe(1);
+  });
+
   it('keeps deleted customers deleted and forgotten customers forgotten', async () => {
     await importCustomers([{ external_id: 'D-1', email: 'd1@example.com' }, { external_id: 'F-1', email: 'f1@example.com', first_name: 'Frida', phone_number: '050 123 4567' }]);
     await importCustomers([{ external_id: 'D-1', is_deleted: true }, { external_id: 'F-1', is_forgotten: 'true' }]);
