@@ -14,6 +14,8 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 const LATENCY_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 /** Import clients sending at once in the concurrent rows. */
 const CLIENTS = 4;
+/** A re-sync: the same customers sent again and again (each request a new version of them). */
+const RESENT = Math.min(50_000, TOTAL);
 
 function customer(rep: number, n: number) {
   return {
@@ -31,6 +33,7 @@ async function main() {
   const readable: number[] = [];
   const acceptConcurrent: number[] = [];
   const readableConcurrent: number[] = [];
+  const readableResent: number[] = [];
   const copy: number[] = [];
   for (let rep = 0; rep < REPS; rep++) {
     const rows = Array.from({ length: TOTAL }, (_, n) => customer(rep, n));
@@ -44,6 +47,9 @@ async function main() {
     const concurrent = await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: TOTAL }, (_, n) => customer(rep + 100, n)), PER_REQUEST, CLIENTS);
     acceptConcurrent.push(concurrent.accepted);
     readableConcurrent.push(concurrent.readable);
+    // The first request's customers over and over: behind a lagging projection a page repeats each of them.
+    const resent = Array.from({ length: RESENT }, (_, i) => ({ ...customer(rep, i % PER_REQUEST), city: `City${Math.floor(i / PER_REQUEST)}` }));
+    readableResent.push((await importRates(service, '/api/customers/upload/', 'customers', resent, PER_REQUEST, CLIENTS)).readable);
   }
   const c = median(copy);
   console.log(`### Customer import (scenarios 1, 2, 8)\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}; ${TOTAL.toLocaleString('en')} customers (13 fields) in requests of ${PER_REQUEST} to \`mds start\` (one client sending each request when the previous is answered, then ${CLIENTS} such clients at once), median of ${REPS}; baseline: COPY of the same rows into an indexed table.\n`);
@@ -53,6 +59,7 @@ async function main() {
   console.log(ratioRow(`2. accepted (200 after a durable append), ${CLIENTS} clients`, median(acceptConcurrent), c));
   console.log(ratioRow('1. end to end (run completed, readable), one client', median(readable), c));
   console.log(ratioRow(`1. end to end (run completed, readable), ${CLIENTS} clients`, median(readableConcurrent), c));
+  console.log(ratioRow(`1. end to end, the same ${PER_REQUEST.toLocaleString('en')} customers sent ${RESENT / PER_REQUEST} times (a re-sync), ${CLIENTS} clients`, median(readableResent), c));
   console.log(`\n8. peak RSS of the service process over the ${REPS} runs: ${service.peakRssMiB()} MiB (target < 512 MiB)\n`);
   const sustained = median(readable);
   const lat = await appendToReadable(service, sustained / 2);
