@@ -13,7 +13,7 @@ import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
  * README) and each wave applies — with a handful of statements — the records that are first among
  * the remaining ones for every identifier and target they touch. Records of one identity are so
  * applied in log order; a page usually needs one wave, a request with repeated identities one per repeat
- * (repeats of an external_id that nothing else in the page touches are first made one record).
+ * (repeats of one customer that nothing else in the page touches are first made one record).
  * Subscription events (MAIL_/SMS_ SUBSCRIBE/UNSUBSCRIBE) enter the same merge as customer patches
  * (libs/activity customerEffect), so their effects apply in log order with the imports around them.
  */
@@ -78,8 +78,8 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     // When no identifier or target repeats among them (the usual page), that is all of them: the wave is cb itself.
     let shape = await waveShape(tx, relaxed);
     if (shape.remaining === 0) break;
-    if (wave === 0 && shape.repeatsExt) {
-      // Repeats of an external_id that nothing else in the page touches become one record (see COLLAPSE_REPEATS).
+    if (wave === 0 && shape.repeats) {
+      // Repeats of one customer that nothing else in the page touches become one record (see COLLAPSE_REPEATS).
       await tx.query(COLLAPSE_REPEATS);
       shape = await waveShape(tx, relaxed);
     }
@@ -128,32 +128,42 @@ const FREE = (column: 'phone' | 'email') =>
   `(ext IS NOT NULL AND NOT rec ? 'is_forgotten' AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.${column} = cb.${column} AND c.external_id IS NULL))`;
 
 /**
- * Records of one external_id applied one after another, each a wave over the records left (a full
- * re-sync behind a lagging projection repeats every customer once per chunk in a page), replaced by
- * one record where that gives the same result: its fields in log order (later ones win), the first
- * record's place and target, the last one's time and position. That holds when every one of them is
- * a plain patch (no list operation, no "" removal, no token, no deleting, forgetting or no_create),
- * which applies as a concatenation, and when no other record of the page names any of their phones,
- * e-mails or targets: nothing else can find their customer in between, and their customer is found
- * by the external_id after the first of them. The phone and e-mail are the merged record's.
+ * Who a record of table `t` writes as: its external_id, or else the phone and e-mail it is matched by
+ * (a guest), or else itself alone (nothing to match it by: each such record is a customer of its own).
+ */
+const WRITER = (t: string) => `CASE WHEN ${t}.ext IS NOT NULL THEN jsonb_build_array('x', ${t}.ext)
+      WHEN ${t}.phone IS NOT NULL OR ${t}.email IS NOT NULL THEN jsonb_build_array('g', ${t}.phone, ${t}.email)
+      ELSE jsonb_build_array('o', ${t}.ord) END`;
+
+/**
+ * Records of one writer (see WRITER) applied one after another, each a wave over the records left
+ * (a re-sync behind a lagging projection repeats every customer once per chunk in a page), replaced
+ * by one record where that gives the same result: its fields in log order (later ones win), the
+ * first record's place and target, the last one's time and position. That holds when every one of
+ * them is a plain patch (no list operation, no "" removal, no token, no deleting, forgetting or
+ * no_create), which applies as a concatenation, and when no other writer of the page names any of
+ * their phones, e-mails or targets: then nothing else finds their customer in between, and after the
+ * first of them the others find the customer it made or matched (by the external_id, or by the same
+ * phone and e-mail). The phone and e-mail are the merged record's.
  */
 const COLLAPSE_REPEATS = `
-  WITH writers AS (
-    SELECT 'p' AS k, phone AS v, count(DISTINCT coalesce(ext, '#' || ord)) AS n FROM cb WHERE phone IS NOT NULL GROUP BY phone
-    UNION ALL SELECT 'm', email, count(DISTINCT coalesce(ext, '#' || ord)) FROM cb WHERE email IS NOT NULL GROUP BY email
-    UNION ALL SELECT 't', target::text, count(DISTINCT coalesce(ext, '#' || ord)) FROM cb WHERE target IS NOT NULL GROUP BY target),
+  WITH keyed AS (SELECT ord, phone, email, target, ${WRITER('cb')} AS who,
+                        NOT merge AND token IS NULL AND NOT rec ?| ARRAY['is_deleted', 'is_forgotten', '$no_create'] AS plain FROM cb),
+  writers AS (
+    SELECT 'p' AS k, phone AS v, count(DISTINCT who) AS n FROM keyed WHERE phone IS NOT NULL GROUP BY phone
+    UNION ALL SELECT 'm', email, count(DISTINCT who) FROM keyed WHERE email IS NOT NULL GROUP BY email
+    UNION ALL SELECT 't', target::text, count(DISTINCT who) FROM keyed WHERE target IS NOT NULL GROUP BY target),
   chains AS (
-    SELECT ext FROM cb WHERE ext IS NOT NULL GROUP BY ext
-    HAVING count(*) > 1 AND bool_and(NOT merge AND token IS NULL AND NOT rec ?| ARRAY['is_deleted', 'is_forgotten', '$no_create'])
-    EXCEPT SELECT cb.ext FROM cb JOIN writers w ON w.k = 'p' AND w.v = cb.phone WHERE w.n > 1
-    EXCEPT SELECT cb.ext FROM cb JOIN writers w ON w.k = 'm' AND w.v = cb.email WHERE w.n > 1
-    EXCEPT SELECT cb.ext FROM cb JOIN writers w ON w.k = 't' AND w.v = cb.target::text WHERE w.n > 1),
-  gone AS (DELETE FROM cb WHERE ext IN (SELECT ext FROM chains) RETURNING *)
+    SELECT who FROM keyed WHERE who->>0 <> 'o' GROUP BY who HAVING count(*) > 1 AND bool_and(plain)
+    EXCEPT SELECT who FROM keyed JOIN writers w ON w.k = 'p' AND w.v = keyed.phone WHERE w.n > 1
+    EXCEPT SELECT who FROM keyed JOIN writers w ON w.k = 'm' AND w.v = keyed.email WHERE w.n > 1
+    EXCEPT SELECT who FROM keyed JOIN writers w ON w.k = 't' AND w.v = keyed.target::text WHERE w.n > 1),
+  gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM keyed WHERE who IN (SELECT who FROM chains)) RETURNING *)
   INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target)
   SELECT ord, position, at, rec, ext, rec->>'$phone', lower(nullif(rec->>'email', '')), NULL, false, NULL, NULL, first_at, target
     FROM (SELECT min(ord) AS ord, max(position) AS position, (array_agg(at ORDER BY ord DESC))[1] AS at, jsonb_merge_agg(rec ORDER BY ord) AS rec,
-                 ext, (array_agg(at ORDER BY ord))[1] AS first_at, (array_agg(target ORDER BY ord))[1] AS target
-            FROM gone GROUP BY ext) g`;
+                 min(ext) AS ext, (array_agg(at ORDER BY ord))[1] AS first_at, (array_agg(target ORDER BY ord))[1] AS target
+            FROM gone GROUP BY ${WRITER('gone')}) g`;
 
 /** Whether the remaining records repeat nothing that orders them (strictly: no identifier repeats at all). */
 const DISTINCT_STRICT = `count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone) AND count(email) = count(DISTINCT email)
@@ -164,7 +174,7 @@ const DISTINCT_RELAXED = `count(ext) = count(DISTINCT ext) AND count(token) = co
 
 async function waveShape(tx: ProjectionTx, relaxed: boolean): Promise<WaveShape> {
   const { rows } = await tx.query<WaveShape>(`SELECT count(*)::int AS remaining, count(target)::int AS targets,
-      count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting, count(ext) > count(DISTINCT ext) AS "repeatsExt",
+      count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting, count(ext) > count(DISTINCT ext) OR count(email) > count(DISTINCT email) OR count(phone) > count(DISTINCT phone) AS "repeats",
       ${relaxed ? DISTINCT_RELAXED : DISTINCT_STRICT} AS distinct FROM cb`);
   return rows[0];
 }
@@ -174,7 +184,7 @@ interface WaveShape {
   remaining: number;
   targets: number;
   forgetting: number;
-  repeatsExt: boolean;
+  repeats: boolean;
   distinct: boolean;
 }
 

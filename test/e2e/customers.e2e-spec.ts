@@ -171,6 +171,26 @@ describe('customer import and retrieval over HTTP', () => {
     expect((await send('GET', '/api/data/customers/?city=Lahti')).body.count).toBe(1);
   });
 
+  it('applies repeats of a guest (matched by phone and e-mail) as in sequence, also where a registration takes the guest in between', async () => {
+    await importCustomers([
+      { email: 'Guest.G1@example.com', first_name: 'A', city: 'Oulu' },
+      { email: 'guest.g1@example.com', last_name: 'B' },
+      { email: 'guest.g1@example.com', first_name: 'C' },
+    ]);
+    expect((await send('GET', '/api/data/customers/?email=guest.g1@example.com')).body.customers).toEqual([
+      expect.objectContaining({ email: 'guest.g1@example.com', first_name: 'C', last_name: 'B', city: 'Oulu' }),
+    ]);
+    // An unknown external_id takes the guest made by the first record; the guest's next record updates that customer.
+    await importCustomers([
+      { phone_number: '+358401120007', first_name: 'Uno' },
+      { external_id: 'V-1', phone_number: '+358401120007', first_name: 'Dos', city: 'Rauma' },
+      { phone_number: '+358401120007', first_name: 'Tres' },
+    ]);
+    expect(await one('external_id=V-1')).toMatchObject({ first_name: 'Tres', city: 'Rauma' });
+    expect((await send('GET', '/api/data/customers/?city=Rauma')).body.count).toBe(1);
+    expect((await send('GET', '/api/data/customers/?first_name=Uno')).body.count).toBe(0);
+  });
+
   it('keeps deleted customers deleted and forgotten customers forgotten', async () => {
     await importCustomers([{ external_id: 'D-1', email: 'd1@example.com' }, { external_id: 'F-1', email: 'f1@example.com', first_name: 'Frida', phone_number: '050 123 4567' }]);
     await importCustomers([{ external_id: 'D-1', is_deleted: true }, { external_id: 'F-1', is_forgotten: 'true' }]);
@@ -198,7 +218,9 @@ describe('customer import and retrieval over HTTP', () => {
       next = page.body.next_url;
     }
     expect(seen.filter((id) => typeof id === 'string' && id.startsWith('P-')).sort()).toEqual(Array.from({ length: 25 }, (_, i) => `P-${i}`).sort());
-    expect(new Set(seen).size).toBe(seen.length);
+    // No customer twice (guests, without an external_id, may have been updated in the same second by earlier tests).
+    const ids = seen.filter((id) => id !== undefined);
+    expect(new Set(ids).size).toBe(ids.length);
     expect((await send('GET', '/api/data/customers/?updated_since=yesterday')).status).toBe(400);
     expect((await send('GET', '/api/data/customers/?limit=-1')).status).toBe(400);
   });
