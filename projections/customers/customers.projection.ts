@@ -73,7 +73,8 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     await tx.query(`DELETE FROM cb WHERE EXISTS (SELECT 1 FROM forgotten_identifiers) AND EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
         (f.kind = 'external_id' AND f.hash = identifier_hash(cb.ext)) OR (f.kind = 'phone' AND f.hash = identifier_hash(cb.phone))
         OR (f.kind = 'email' AND f.hash = identifier_hash(cb.email)))`);
-    if (wave > 0) await tx.query(`UPDATE cb SET target = ${TARGET('cb')}`);
+    // Targets change as earlier waves create and take customers; so does which repeats order the records (FREE).
+    if (wave > 0) await tx.query(`UPDATE cb SET target = ${TARGET('cb')}${relaxed ? `, phone_free = ${FREE('phone')}, email_free = ${FREE('email')}` : ''}`);
     // The wave: records first (in log order) among the remaining ones for each identifier and target.
     // When no identifier or target repeats among them (the usual page), that is all of them: the wave is cb itself.
     let shape = await waveShape(tx, relaxed);
@@ -119,20 +120,24 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
  * external_id): it neither finds nor makes a customer another of them could find by the phone. A
  * record without an external_id (it takes any customer with the phone) or a customer without one (the
  * fallback of a record whose external_id is unknown) makes the order matter again. Repeats of an
- * external_id, token or target always order. Computed once a page is found to repeat an identifier:
- * only a record of the same group without an external_id can add such a customer during the page,
- * and once it has, the records that fall back to that customer have it as their target (recomputed
- * every wave), which orders them.
+ * external_id, token or target always order. Computed once a page is found to repeat an identifier,
+ * and again every wave after that: a customer without an external_id that the group's first record
+ * took has one now, so the records after it are free again (else a placeholder phone shared by
+ * thousands of customers and one guest would take a wave per record), and one that a record of the
+ * group without an external_id created mid-page makes them ordered.
  */
 const FREE = (column: 'phone' | 'email') =>
   `(ext IS NOT NULL AND NOT rec ? 'is_forgotten' AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.${column} = cb.${column} AND c.external_id IS NULL))`;
 
 /**
- * Who a record of table `t` writes as: its external_id, or else the phone and e-mail it is matched by
- * (a guest), or else itself alone (nothing to match it by: each such record is a customer of its own).
+ * Who a record of table `t` writes as, by what its customer is found with (see TARGET): its
+ * external_id, or else its phone, or else its e-mail, or else itself alone (nothing to match it by:
+ * each such record is a customer of its own). Records of one writer find one customer: the one the
+ * first of them finds or makes (it has that external_id, phone or e-mail afterwards).
  */
 const WRITER = (t: string) => `CASE WHEN ${t}.ext IS NOT NULL THEN jsonb_build_array('x', ${t}.ext)
-      WHEN ${t}.phone IS NOT NULL OR ${t}.email IS NOT NULL THEN jsonb_build_array('g', ${t}.phone, ${t}.email)
+      WHEN ${t}.phone IS NOT NULL THEN jsonb_build_array('p', ${t}.phone)
+      WHEN ${t}.email IS NOT NULL THEN jsonb_build_array('m', ${t}.email)
       ELSE jsonb_build_array('o', ${t}.ord) END`;
 
 /**
@@ -143,8 +148,8 @@ const WRITER = (t: string) => `CASE WHEN ${t}.ext IS NOT NULL THEN jsonb_build_a
  * them is a plain patch (no list operation, no "" removal, no token, no deleting, forgetting or
  * no_create), which applies as a concatenation, and when no other writer of the page names any of
  * their phones, e-mails or targets: then nothing else finds their customer in between, and after the
- * first of them the others find the customer it made or matched (by the external_id, or by the same
- * phone and e-mail). The phone and e-mail are the merged record's.
+ * first of them the others find the customer it made or matched. The phone and e-mail are the merged
+ * record's.
  */
 const COLLAPSE_REPEATS = `
   WITH keyed AS (SELECT ord, phone, email, target, ${WRITER('cb')} AS who,
