@@ -80,8 +80,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     let shape = await waveShape(tx, relaxed);
     if (shape.remaining === 0) break;
     if (wave === 0 && shape.repeats) {
-      // Repeats of one customer that nothing else in the page touches become one record (see COLLAPSE_REPEATS).
-      await tx.query(COLLAPSE_REPEATS);
+      await applyOwnRepeats(tx);
       shape = await waveShape(tx, relaxed);
     }
     if (!shape.distinct && !relaxed) {
@@ -135,40 +134,66 @@ const FREE = (column: 'phone' | 'email') =>
  * each such record is a customer of its own). Records of one writer find one customer: the one the
  * first of them finds or makes (it has that external_id, phone or e-mail afterwards).
  */
-const WRITER = (t: string) => `CASE WHEN ${t}.ext IS NOT NULL THEN jsonb_build_array('x', ${t}.ext)
-      WHEN ${t}.phone IS NOT NULL THEN jsonb_build_array('p', ${t}.phone)
-      WHEN ${t}.email IS NOT NULL THEN jsonb_build_array('m', ${t}.email)
-      ELSE jsonb_build_array('o', ${t}.ord) END`;
+const WRITER = (t: string) => `CASE WHEN ${t}.ext IS NOT NULL THEN 'x' || ${t}.ext WHEN ${t}.phone IS NOT NULL THEN 'p' || ${t}.phone
+      WHEN ${t}.email IS NOT NULL THEN 'm' || ${t}.email ELSE 'o' || ${t}.ord END`;
 
 /**
- * Records of one writer (see WRITER) applied one after another, each a wave over the records left
- * (a re-sync behind a lagging projection repeats every customer once per chunk in a page), replaced
- * by one record where that gives the same result: its fields in log order (later ones win), the
- * first record's place and target, the last one's time and position. That holds when every one of
- * them is a plain patch (no list operation, no "" removal, no token, no deleting, forgetting or
- * no_create), which applies as a concatenation, and when no other writer of the page names any of
- * their phones, e-mails or targets: then nothing else finds their customer in between, and after the
- * first of them the others find the customer it made or matched. The phone and e-mail are the merged
- * record's.
+ * Repeats of one customer that nothing else in the page touches (see OWN_REPEATS), applied without
+ * a wave over the whole page for each repeat (a re-sync behind a lagging projection repeats every
+ * customer once per chunk in a page, and those waves made it ten times slower than new customers):
+ * - plain patches (no list operation, no "" removal, no deleting or no_create) apply as a
+ *   concatenation, so they become one record: their fields in log order (later ones win), the
+ *   first record's place and target, the last one's time and position, the merged record's phone
+ *   and e-mail;
+ * - the others go in steps, the n-th of every customer in step n, each step a wave of its own
+ *   records only (their targets found again: the customer the first of them found or made).
+ * Repeats carrying a token or a forgetting stay with the page's waves.
  */
-const COLLAPSE_REPEATS = `
+async function applyOwnRepeats(tx: ProjectionTx): Promise<void> {
+  await tx.query(OWN_REPEATS);
+  await tx.query(`WITH gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM own WHERE plain) RETURNING *)
+    INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target)
+    SELECT ord, position, at, rec, ext, rec->>'$phone', lower(nullif(rec->>'email', '')), NULL, false, NULL, NULL, first_at, target
+      FROM (SELECT min(ord) AS ord, max(position) AS position, (array_agg(at ORDER BY ord DESC))[1] AS at, jsonb_merge_agg(rec ORDER BY ord) AS rec,
+                   min(ext) AS ext, (array_agg(at ORDER BY ord))[1] AS first_at, (array_agg(target ORDER BY ord))[1] AS target
+              FROM gone GROUP BY ${WRITER('gone')}) g`);
+  const { rows } = await tx.query<{ steps: number }>(`SELECT coalesce(max(step), 0)::int AS steps FROM own WHERE NOT plain AND steps`);
+  for (let step = 1; step <= rows[0].steps; step++) {
+    await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS SELECT cb.* FROM cb JOIN own USING (ord) WHERE own.step = ${step} AND NOT own.plain AND own.steps`);
+    if (step > 1) await tx.query(`UPDATE wave SET target = ${TARGET('wave')}`);
+    await applyWave(tx, 'wave', await waveShape(tx, false, 'wave'));
+    await tx.query(`DELETE FROM cb WHERE ord IN (SELECT ord FROM wave)`);
+    await tx.query(`DROP TABLE wave`);
+  }
+  await tx.query(`DROP TABLE own`);
+}
+
+/**
+ * The page's records that repeat one customer (see WRITER) which no other writer of the page can
+ * reach: no other writer names any of their phones, e-mails or targets. Nothing else then finds
+ * their customer in between, and after the first of them the others find the customer it found or
+ * made, so they can be applied apart from the rest of the page. Each with its step (its place among
+ * the customer's records), and whether all of the customer's records are plain patches, or can go in
+ * steps (no token, no forgetting).
+ */
+const OWN_REPEATS = `CREATE TEMP TABLE own ON COMMIT DROP AS
   WITH keyed AS (SELECT ord, phone, email, target, ${WRITER('cb')} AS who,
-                        NOT merge AND token IS NULL AND NOT rec ?| ARRAY['is_deleted', 'is_forgotten', '$no_create'] AS plain FROM cb),
+                        NOT merge AND token IS NULL AND NOT rec ?| ARRAY['is_deleted', 'is_forgotten', '$no_create'] AS plain,
+                        token IS NULL AND NOT rec ? 'is_forgotten' AS steps FROM cb),
   writers AS (
     SELECT 'p' AS k, phone AS v, count(DISTINCT who) AS n FROM keyed WHERE phone IS NOT NULL GROUP BY phone
     UNION ALL SELECT 'm', email, count(DISTINCT who) FROM keyed WHERE email IS NOT NULL GROUP BY email
     UNION ALL SELECT 't', target::text, count(DISTINCT who) FROM keyed WHERE target IS NOT NULL GROUP BY target),
+  shared AS (
+    SELECT who FROM keyed JOIN writers w ON w.k = 'p' AND w.v = keyed.phone WHERE w.n > 1
+    UNION SELECT who FROM keyed JOIN writers w ON w.k = 'm' AND w.v = keyed.email WHERE w.n > 1
+    UNION SELECT who FROM keyed JOIN writers w ON w.k = 't' AND w.v = keyed.target::text WHERE w.n > 1),
   chains AS (
-    SELECT who FROM keyed WHERE who->>0 <> 'o' GROUP BY who HAVING count(*) > 1 AND bool_and(plain)
-    EXCEPT SELECT who FROM keyed JOIN writers w ON w.k = 'p' AND w.v = keyed.phone WHERE w.n > 1
-    EXCEPT SELECT who FROM keyed JOIN writers w ON w.k = 'm' AND w.v = keyed.email WHERE w.n > 1
-    EXCEPT SELECT who FROM keyed JOIN writers w ON w.k = 't' AND w.v = keyed.target::text WHERE w.n > 1),
-  gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM keyed WHERE who IN (SELECT who FROM chains)) RETURNING *)
-  INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target)
-  SELECT ord, position, at, rec, ext, rec->>'$phone', lower(nullif(rec->>'email', '')), NULL, false, NULL, NULL, first_at, target
-    FROM (SELECT min(ord) AS ord, max(position) AS position, (array_agg(at ORDER BY ord DESC))[1] AS at, jsonb_merge_agg(rec ORDER BY ord) AS rec,
-                 min(ext) AS ext, (array_agg(at ORDER BY ord))[1] AS first_at, (array_agg(target ORDER BY ord))[1] AS target
-            FROM gone GROUP BY ${WRITER('gone')}) g`;
+    SELECT who, bool_and(plain) AS plain, bool_and(steps) AS steps FROM keyed WHERE left(who, 1) <> 'o' GROUP BY who HAVING count(*) > 1),
+  mine AS (SELECT k.ord, k.who, c.plain, c.steps FROM keyed k JOIN chains c USING (who) WHERE NOT EXISTS (SELECT 1 FROM shared s WHERE s.who = k.who))
+  SELECT ord, plain, steps, 0::bigint AS step FROM mine WHERE plain
+  UNION ALL
+  SELECT ord, plain, steps, row_number() OVER (PARTITION BY who ORDER BY ord) FROM mine WHERE NOT plain`;
 
 /** Whether the remaining records repeat nothing that orders them (strictly: no identifier repeats at all). */
 const DISTINCT_STRICT = `count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone) AND count(email) = count(DISTINCT email)
@@ -177,10 +202,10 @@ const DISTINCT_RELAXED = `count(ext) = count(DISTINCT ext) AND count(token) = co
         AND NOT EXISTS (SELECT 1 FROM cb g WHERE g.phone IS NOT NULL GROUP BY g.phone HAVING count(*) > 1 AND NOT bool_and(g.phone_free))
         AND NOT EXISTS (SELECT 1 FROM cb g WHERE g.email IS NOT NULL GROUP BY g.email HAVING count(*) > 1 AND NOT bool_and(g.email_free))`;
 
-async function waveShape(tx: ProjectionTx, relaxed: boolean): Promise<WaveShape> {
+async function waveShape(tx: ProjectionTx, relaxed: boolean, table = 'cb'): Promise<WaveShape> {
   const { rows } = await tx.query<WaveShape>(`SELECT count(*)::int AS remaining, count(target)::int AS targets,
       count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting, count(ext) > count(DISTINCT ext) OR count(email) > count(DISTINCT email) OR count(phone) > count(DISTINCT phone) AS "repeats",
-      ${relaxed ? DISTINCT_RELAXED : DISTINCT_STRICT} AS distinct FROM cb`);
+      ${relaxed ? DISTINCT_RELAXED : DISTINCT_STRICT} AS distinct FROM ${table}`);
   return rows[0];
 }
 

@@ -171,6 +171,21 @@ describe('customer import and retrieval over HTTP', () => {
     expect((await send('GET', '/api/data/customers/?city=Lahti')).body.count).toBe(1);
   });
 
+  it('applies repeats of an external_id with list operations and removals one after another', async () => {
+    await importCustomers([
+      { external_id: 'K-1', tags: ['a'], city: 'Kotka', first_name: 'Kalle' },
+      { external_id: 'K-2', tags: ['x'] },
+      { external_id: 'K-1', 'tags.add': ['b'], 'tags.remove': 'a' },
+      { external_id: 'K-2', 'tags.add': 'y' },
+      { external_id: 'K-1', 'tags.add': ['a'], city: '' },
+      { external_id: 'K-1', is_deleted: false, last_name: 'K' },
+    ]);
+    const k1 = await one('external_id=K-1');
+    expect(k1).toMatchObject({ first_name: 'Kalle', last_name: 'K', tags: ['b', 'a'] });
+    expect(k1!.city).toBeUndefined();
+    expect(await one('external_id=K-2')).toMatchObject({ tags: ['x', 'y'] });
+  });
+
   it('applies repeats of a guest (matched by phone, else e-mail) as in sequence, also where a registration takes the guest in between', async () => {
     await importCustomers([
       { email: 'Guest.G1@example.com', first_name: 'A', city: 'Oulu' },
