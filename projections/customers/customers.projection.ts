@@ -131,10 +131,14 @@ const FREE = (column: 'phone' | 'email') =>
 /**
  * Who a record of table `t` writes as, by what its customer is found with (see TARGET): its
  * external_id, or else its phone, or else its e-mail, or else itself alone (nothing to match it by:
- * each such record is a customer of its own). Records of one writer find one customer: the one the
- * first of them finds or makes (it has that external_id, phone or e-mail afterwards).
+ * each such record is a customer of its own). A phone no customer has and no other record of the
+ * page names (`lone_phone`) finds nothing, so such a record is found by its e-mail when it has one
+ * (phone orders of guests given a placeholder e-mail: one customer, found by the e-mail). Records of
+ * one writer find one customer: the one the first of them finds or makes (it has that external_id,
+ * phone or e-mail afterwards).
  */
-const WRITER = (t: string) => `CASE WHEN ${t}.ext IS NOT NULL THEN 'x' || ${t}.ext WHEN ${t}.phone IS NOT NULL THEN 'p' || ${t}.phone
+const WRITER = (t: string) => `CASE WHEN ${t}.ext IS NOT NULL THEN 'x' || ${t}.ext
+      WHEN ${t}.phone IS NOT NULL AND NOT (${t}.lone_phone AND ${t}.email IS NOT NULL) THEN 'p' || ${t}.phone
       WHEN ${t}.email IS NOT NULL THEN 'm' || ${t}.email ELSE 'o' || ${t}.ord END`;
 
 /**
@@ -151,12 +155,12 @@ const WRITER = (t: string) => `CASE WHEN ${t}.ext IS NOT NULL THEN 'x' || ${t}.e
  */
 async function applyOwnRepeats(tx: ProjectionTx): Promise<void> {
   await tx.query(OWN_REPEATS);
-  await tx.query(`WITH gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM own WHERE plain) RETURNING *)
+  await tx.query(`WITH gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM own WHERE plain) RETURNING cb.*)
     INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target)
     SELECT ord, position, at, rec, ext, rec->>'$phone', lower(nullif(rec->>'email', '')), NULL, false, NULL, NULL, first_at, target
       FROM (SELECT min(ord) AS ord, max(position) AS position, (array_agg(at ORDER BY ord DESC))[1] AS at, jsonb_merge_agg(rec ORDER BY ord) AS rec,
                    min(ext) AS ext, (array_agg(at ORDER BY ord))[1] AS first_at, (array_agg(target ORDER BY ord))[1] AS target
-              FROM gone GROUP BY ${WRITER('gone')}) g`);
+              FROM gone JOIN own USING (ord) GROUP BY own.who) g`);
   const { rows } = await tx.query<{ steps: number }>(`SELECT coalesce(max(step), 0)::int AS steps FROM own WHERE NOT plain AND steps`);
   for (let step = 1; step <= rows[0].steps; step++) {
     await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS SELECT cb.* FROM cb JOIN own USING (ord) WHERE own.step = ${step} AND NOT own.plain AND own.steps`);
@@ -177,9 +181,11 @@ async function applyOwnRepeats(tx: ProjectionTx): Promise<void> {
  * steps (no token, no forgetting).
  */
 const OWN_REPEATS = `CREATE TEMP TABLE own ON COMMIT DROP AS
-  WITH keyed AS (SELECT ord, phone, email, target, ${WRITER('cb')} AS who,
+  WITH lone AS (SELECT cb.*, ext IS NULL AND phone IS NOT NULL AND count(*) OVER (PARTITION BY phone) = 1
+                             AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.phone = cb.phone) AS lone_phone FROM cb),
+  keyed AS (SELECT ord, phone, email, target, ${WRITER('lone')} AS who,
                         NOT merge AND token IS NULL AND NOT rec ?| ARRAY['is_deleted', 'is_forgotten', '$no_create'] AS plain,
-                        token IS NULL AND NOT rec ? 'is_forgotten' AS steps FROM cb),
+                        token IS NULL AND NOT rec ? 'is_forgotten' AS steps FROM lone),
   writers AS (
     SELECT 'p' AS k, phone AS v, count(DISTINCT who) AS n FROM keyed WHERE phone IS NOT NULL GROUP BY phone
     UNION ALL SELECT 'm', email, count(DISTINCT who) FROM keyed WHERE email IS NOT NULL GROUP BY email
@@ -191,9 +197,9 @@ const OWN_REPEATS = `CREATE TEMP TABLE own ON COMMIT DROP AS
   chains AS (
     SELECT who, bool_and(plain) AS plain, bool_and(steps) AS steps FROM keyed WHERE left(who, 1) <> 'o' GROUP BY who HAVING count(*) > 1),
   mine AS (SELECT k.ord, k.who, c.plain, c.steps FROM keyed k JOIN chains c USING (who) WHERE NOT EXISTS (SELECT 1 FROM shared s WHERE s.who = k.who))
-  SELECT ord, plain, steps, 0::bigint AS step FROM mine WHERE plain
+  SELECT ord, who, plain, steps, 0::bigint AS step FROM mine WHERE plain
   UNION ALL
-  SELECT ord, plain, steps, row_number() OVER (PARTITION BY who ORDER BY ord) FROM mine WHERE NOT plain`;
+  SELECT ord, who, plain, steps, row_number() OVER (PARTITION BY who ORDER BY ord) FROM mine WHERE NOT plain`;
 
 /** Whether the remaining records repeat nothing that orders them (strictly: no identifier repeats at all). */
 const DISTINCT_STRICT = `count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone) AND count(email) = count(DISTINCT email)

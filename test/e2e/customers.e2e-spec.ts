@@ -204,6 +204,26 @@ describe('customer import and retrieval over HTTP', () => {
       expect.objectContaining({ email: 'h2@example.com', first_name: 'Hanna', phone_number: '+358401120008' }),
     ]);
     expect((await send('GET', '/api/data/customers/?first_name=Hanna')).body.count).toBe(1);
+    // Guests with new phones and one e-mail (phone orders given a placeholder e-mail) are one customer, found by
+    // the e-mail; one whose phone belongs to a customer goes to that customer, and the e-mail then finds the older one.
+    await importCustomers([{ external_id: 'L-1', phone_number: '+358401120010', email: 'l1@example.com' }]);
+    await importCustomers([
+      { phone_number: '+358401120011', email: 'orders@shop.example', first_name: 'Order1' },
+      { phone_number: '+358401120012', email: 'orders@shop.example', last_name: 'Order2' },
+      { phone_number: '+358401120013', email: 'orders@shop.example', first_name: 'Order3' },
+    ]);
+    expect((await send('GET', '/api/data/customers/?email=orders@shop.example')).body.customers).toEqual([
+      expect.objectContaining({ phone_number: '+358401120013', first_name: 'Order3', last_name: 'Order2' }),
+    ]);
+    await importCustomers([
+      { phone_number: '+358401120014', email: 'desk@shop.example', first_name: 'Desk' },
+      { phone_number: '+358401120010', email: 'desk@shop.example', last_name: 'Lassi' },
+      { phone_number: '+358401120015', email: 'desk@shop.example', city: 'Salo' },
+    ]);
+    expect(await one('external_id=L-1')).toMatchObject({ email: 'desk@shop.example', last_name: 'Lassi', city: 'Salo', phone_number: '+358401120015' });
+    expect((await send('GET', '/api/data/customers/?first_name=Desk')).body.customers).toEqual([
+      expect.objectContaining({ email: 'desk@shop.example', phone_number: '+358401120014' }),
+    ]);
     // An unknown external_id takes the guest made by the first record; the guest's next record updates that customer.
     await importCustomers([
       { phone_number: '+358401120007', first_name: 'Uno' },
