@@ -23,7 +23,7 @@ export * from './runtime/consistency';
 export { accessProjection } from './access/access.projection';
 export { countUsers, findDatasource, findIntegration, findTokenByHash, listDatasources, listIntegrations, type TokenRecord } from './access/access.queries';
 export { shopsProjection } from './shops/shops.projection';
-export { customersProjection } from './customers/customers.projection';
+export { customersMerge, customersProjection } from './customers/customers.projection';
 export { listCustomers } from './customers/customers.queries';
 export { productsProjection } from './products/products.projection';
 export { listProducts } from './products/products.queries';

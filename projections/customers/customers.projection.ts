@@ -70,16 +70,14 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     if (wave > 100_000) throw new Error('customer merge does not converge');
     // Records naming an identifier of a forgotten customer are ignored: the data stays forgotten.
     // Checked every wave, since a forgetting earlier in this page counts for the records after it.
-    await tx.query(`DELETE FROM cb WHERE EXISTS (SELECT 1 FROM forgotten_identifiers) AND EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
-        (f.kind = 'external_id' AND f.hash = identifier_hash(cb.ext)) OR (f.kind = 'phone' AND f.hash = identifier_hash(cb.phone))
-        OR (f.kind = 'email' AND f.hash = identifier_hash(cb.email)))`);
+    await tx.query(NAMING_FORGOTTEN('cb'));
     // Targets change as earlier waves create and take customers; so does which repeats order the records (FREE).
     if (wave > 0) await tx.query(`UPDATE cb SET target = ${TARGET('cb')}${relaxed ? `, phone_free = ${FREE('phone')}, email_free = ${FREE('email')}` : ''}`);
     // The wave: records first (in log order) among the remaining ones for each identifier and target.
     // When no identifier or target repeats among them (the usual page), that is all of them: the wave is cb itself.
     let shape = await waveShape(tx, relaxed);
     if (shape.remaining === 0) break;
-    if (wave === 0 && shape.repeats) {
+    if (wave === 0 && shape.repeats && customersMerge.wavesBeforeInOrder > 0) {
       await applyOwnRepeats(tx);
       shape = await waveShape(tx, relaxed);
     }
@@ -91,6 +89,10 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     }
     if (shape.distinct) {
       await applyWave(tx, 'cb', shape);
+      break;
+    }
+    if (wave >= customersMerge.wavesBeforeInOrder) {
+      await applyInOrder(tx);
       break;
     }
     await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS
@@ -110,6 +112,51 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     await tx.query(`DROP TABLE wave`);
   }
   await tx.query('DROP TABLE cb'); // a page may hold several runs of imports between bulk updates
+}
+
+/** Deletes the records of table `t` that name an identifier of a forgotten customer. */
+const NAMING_FORGOTTEN = (t: string) => `DELETE FROM ${t} WHERE EXISTS (SELECT 1 FROM forgotten_identifiers) AND EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
+        (f.kind = 'external_id' AND f.hash = identifier_hash(${t}.ext)) OR (f.kind = 'phone' AND f.hash = identifier_hash(${t}.phone))
+        OR (f.kind = 'email' AND f.hash = identifier_hash(${t}.email)))`;
+
+/**
+ * How many waves over the whole page a page may take before the records left are applied one at a
+ * time (applyInOrder). Each wave costs a few statements over every record left, so a page where one
+ * phone or e-mail is shared by many writers (a placeholder e-mail given to guests and a registered
+ * customer alike) would otherwise cost a wave per record: quadratic. 0 applies every page that
+ * repeats an identifier one record at a time, without the waves or the repeats' shortcuts
+ * (applyOwnRepeats): the reference the tests hold those to.
+ */
+export const customersMerge = { wavesBeforeInOrder: 8 };
+
+/**
+ * The records left in cb applied one at a time in log order, in one call: a PL/pgSQL loop (a
+ * temporary function) running the statements of a wave (waveStatements) over a one-record table,
+ * after dropping the record if it names a forgotten identifier and finding its target. What the
+ * waves do in sets, by definition; under 1 ms a record, against a few statements over the page per wave.
+ */
+async function applyInOrder(tx: ProjectionTx): Promise<void> {
+  const sql = waveStatements('one');
+  await tx.query(`CREATE TEMP TABLE one ON COMMIT DROP AS SELECT * FROM cb LIMIT 0;
+    CREATE FUNCTION pg_temp.customers_in_order() RETURNS void LANGUAGE plpgsql AS $fn$
+    DECLARE
+      in_turn bigint;
+    BEGIN
+      FOR in_turn IN SELECT ord FROM cb ORDER BY ord LOOP
+        DELETE FROM one;
+        INSERT INTO one SELECT * FROM cb WHERE ord = in_turn;
+        ${NAMING_FORGOTTEN('one')};
+        UPDATE one SET target = ${TARGET('one')};
+        ${sql.forgetting};
+        ${sql.update};
+        ${sql.insert};
+      END LOOP;
+      DELETE FROM cb;
+    END
+    $fn$`);
+  // Planned with hash and merge joins off: the one-record table has no statistics (see queryByIndex).
+  await queryByIndex(tx, 'SELECT pg_temp.customers_in_order()');
+  await tx.query('DROP FUNCTION pg_temp.customers_in_order(); DROP TABLE one');
 }
 
 /**
@@ -249,19 +296,17 @@ const NEEDS_MERGE = (rec: string) =>
 
 // The update and the insert read `merged` three times each; OFFSET 0 keeps their subqueries from being
 // pulled up, which would compute the merge (a new jsonb per record) once per use instead of once.
-async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape): Promise<void> {
-  // Forgetting: remember the hashes of every identifier the customer had or is sent with.
-  if (shape.forgetting > 0) {
-    await queryByIndex(tx, `INSERT INTO forgotten_identifiers (kind, hash)
+function waveStatements(wave: string): { forgetting: string; update: string; insert: string } {
+  return {
+    // Forgetting: remember the hashes of every identifier the customer had or is sent with.
+    forgetting: `INSERT INTO forgotten_identifiers (kind, hash)
       SELECT DISTINCT k, identifier_hash(v) FROM (
         SELECT w.ext AS e, w.phone AS p, w.email AS m, c.external_id AS ce, c.phone AS cp, c.email AS cm
           FROM ${wave} w LEFT JOIN customers c ON c.customer_id = w.target
          WHERE (w.rec->>'is_forgotten')::boolean IS TRUE) s,
       LATERAL (VALUES ('external_id', e), ('phone', p), ('email', m), ('external_id', ce), ('phone', cp), ('email', cm)) AS ids(k, v)
-      WHERE v IS NOT NULL ON CONFLICT DO NOTHING`);
-  }
-  if (shape.targets > 0) {
-    await queryByIndex(tx, `UPDATE customers c SET
+      WHERE v IS NOT NULL ON CONFLICT DO NOTHING`,
+    update: `UPDATE customers c SET
         data = CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
         external_id = CASE WHEN forget THEN NULL ELSE merged->>'external_id' END,
         phone = CASE WHEN forget THEN NULL WHEN u.rec ? 'phone_number' THEN u.rec->>'$phone' ELSE c.phone END,
@@ -273,10 +318,9 @@ async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape
       FROM (SELECT w.target, w.rec, w.at, w.position, ${MERGE('c2.data', 'w')} AS merged,
                    coalesce((w.rec->>'is_forgotten')::boolean, false) AS forget
               FROM ${wave} w JOIN customers c2 ON c2.customer_id = w.target WHERE w.target IS NOT NULL AND NOT c2.is_forgotten OFFSET 0) u
-     WHERE c.customer_id = u.target`);
-  }
-  // A new customer's data is the record itself (less the matching aids) unless it needs customer_merge.
-  await tx.query(`INSERT INTO customers (customer_id, external_id, phone, email, data, is_deleted, is_forgotten, created_at, updated_at, updated_position)
+     WHERE c.customer_id = u.target`,
+    // A new customer's data is the record itself (less the matching aids) unless it needs customer_merge.
+    insert: `INSERT INTO customers (customer_id, external_id, phone, email, data, is_deleted, is_forgotten, created_at, updated_at, updated_position)
     SELECT w.ord,
            CASE WHEN forget THEN NULL ELSE merged->>'external_id' END,
            CASE WHEN forget THEN NULL ELSE w.phone END,
@@ -285,5 +329,13 @@ async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape
            coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.first_at, w.at, w.position
       FROM (SELECT ${wave}.*, CASE WHEN merge THEN customer_merge('{}'::jsonb, rec) ELSE rec - ARRAY['$phone', '$token', '$no_create'] END AS merged,
                    coalesce((rec->>'is_forgotten')::boolean, false) AS forget
-              FROM ${wave} WHERE target IS NULL AND NOT rec ? '$no_create' OFFSET 0) w`);
+              FROM ${wave} WHERE target IS NULL AND NOT rec ? '$no_create' OFFSET 0) w`,
+  };
+}
+
+async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape): Promise<void> {
+  const sql = waveStatements(wave);
+  if (shape.forgetting > 0) await queryByIndex(tx, sql.forgetting);
+  if (shape.targets > 0) await queryByIndex(tx, sql.update);
+  await tx.query(sql.insert);
 }

@@ -1,12 +1,19 @@
-import { customersProjection, rebuildProjection, waitForProjection } from '../../projections';
+import { customersMerge, customersProjection, rebuildProjection, waitForProjection } from '../../projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 
-describe('customer import and retrieval over HTTP', () => {
+// Twice: as the service runs (set-based waves), and with every page that repeats an identifier applied one
+// record at a time (the fallback for pages that would take many waves), which must give the same customers.
+describe.each([
+  ['in waves', customersMerge.wavesBeforeInOrder],
+  ['one record at a time', 0],
+])('customer import and retrieval over HTTP, merged %s', (_, wavesBeforeInOrder) => {
   let api: TestApi;
   let token: string;
+  const configured = customersMerge.wavesBeforeInOrder;
 
   beforeAll(async () => {
+    customersMerge.wavesBeforeInOrder = wavesBeforeInOrder;
     api = await startTestApi({ projections: [customersProjection] });
     token = (await seedUserToken(api.rt, 'importer', ['admin'])).token;
     const s = await send('PATCH', '/api/settings/', { timezone: 'Europe/Helsinki', default_country: 'FI', company_prefixes: ['ACME'] });
@@ -14,6 +21,7 @@ describe('customer import and retrieval over HTTP', () => {
   });
   afterAll(async () => {
     await api?.close();
+    customersMerge.wavesBeforeInOrder = configured;
   });
 
   function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
