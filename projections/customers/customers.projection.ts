@@ -73,11 +73,11 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     await tx.query(NAMING_FORGOTTEN('cb'));
     // Targets change as earlier waves create and take customers; so does which repeats order the records (FREE).
     if (wave > 0) await tx.query(`UPDATE cb SET target = ${TARGET('cb')}${relaxed ? `, phone_free = ${FREE('phone')}, email_free = ${FREE('email')}` : ''}`);
-    // The wave: records first (in log order) among the remaining ones for each identifier and target.
-    // When no identifier or target repeats among them (the usual page), that is all of them: the wave is cb itself.
+    // When no identifier or target repeats among the remaining records (the usual page), they all go in one
+    // wave: cb itself. Otherwise see the wave below.
     let shape = await waveShape(tx, relaxed);
     if (shape.remaining === 0) break;
-    if (wave === 0 && shape.repeats && customersMerge.wavesBeforeInOrder > 0) {
+    if (wave === 0 && shape.repeats && shape.forgetting === 0 && customersMerge.wavesBeforeInOrder > 0) {
       await applyOwnRepeats(tx);
       shape = await waveShape(tx, relaxed);
     }
@@ -87,7 +87,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
       relaxed = true;
       shape = await waveShape(tx, relaxed);
     }
-    if (shape.distinct) {
+    if (shape.distinct && shape.forgetting === 0) {
       await applyWave(tx, 'cb', shape);
       break;
     }
@@ -95,16 +95,21 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
       await applyInOrder(tx);
       break;
     }
+    // The wave: the longest run of records, in log order, each first among the remaining ones for every
+    // identifier and target it has (a record that waits holds back every record after it: one of them
+    // could change the customer the waiting record will find), ending at a forgetting (it forgets its
+    // customer's identifiers too, which records after it may name, whatever identifiers they share).
     await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS
       SELECT * FROM (
-        SELECT cb.*,
-               min(ord) OVER (PARTITION BY ext) AS f_ext,
-               min(ord) OVER (PARTITION BY phone) AS f_phone, bool_and(phone_free) OVER (PARTITION BY phone) AS free_phone,
-               min(ord) OVER (PARTITION BY email) AS f_email, bool_and(email_free) OVER (PARTITION BY email) AS free_email,
-               min(ord) OVER (PARTITION BY token) AS f_token, min(ord) OVER (PARTITION BY target) AS f_target
-          FROM cb) x
-       WHERE (ext IS NULL OR f_ext = ord) AND (phone IS NULL OR free_phone OR f_phone = ord)
-         AND (email IS NULL OR free_email OR f_email = ord) AND (token IS NULL OR f_token = ord) AND (target IS NULL OR f_target = ord)`);
+        SELECT x.*, min(ord) FILTER (WHERE NOT first) OVER () AS cut, min(ord) FILTER (WHERE rec ? 'is_forgotten') OVER () AS forgetting
+          FROM (SELECT cb.*,
+                       (ext IS NULL OR min(ord) OVER (PARTITION BY ext) = ord)
+                   AND (phone IS NULL OR bool_and(phone_free) OVER (PARTITION BY phone) OR min(ord) OVER (PARTITION BY phone) = ord)
+                   AND (email IS NULL OR bool_and(email_free) OVER (PARTITION BY email) OR min(ord) OVER (PARTITION BY email) = ord)
+                   AND (token IS NULL OR min(ord) OVER (PARTITION BY token) = ord)
+                   AND (target IS NULL OR min(ord) OVER (PARTITION BY target) = ord) AS first
+                  FROM cb) x) y
+       WHERE (cut IS NULL OR ord < cut) AND (forgetting IS NULL OR ord <= forgetting)`);
     await applyWave(tx, 'wave', shape);
     // A patch that only updates (an unsubscription) and, first in its wave, found no customer is done:
     // it waited for every earlier record naming its identifiers, so none will create that customer now.
