@@ -59,7 +59,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     `CREATE TEMP TABLE cb ON COMMIT DROP AS
      SELECT x.*, ${TARGET('x')} AS target FROM (
        SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
-              nullif(r.rec->>'external_id', '') AS ext, r.rec->>'$phone' AS phone, lower(nullif(r.rec->>'email', '')) AS email,
+              nullif(r.rec->>'external_id', '') AS ext, ${PHONE_OF('r.rec')} AS phone, ${EMAIL_OF('r.rec')} AS email,
               coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE('r.rec')} AS merge,
               NULL::boolean AS phone_free, NULL::boolean AS email_free, c.at AS first_at
          FROM ${page.from}
@@ -73,7 +73,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     // Checked every wave, since a forgetting earlier in this page counts for the records after it.
     await tx.query(NAMING_FORGOTTEN('cb'));
     // Targets change as earlier waves create and take customers; so does which repeats order the records (FREE).
-    if (wave > 0) await tx.query(`UPDATE cb SET target = ${TARGET('cb')}${relaxed ? `, phone_free = ${FREE('phone')}, email_free = ${FREE('email')}` : ''}`);
+    if (wave > 0) await tx.query(`UPDATE cb SET target = ${TARGET('cb')}${relaxed ? `, ${SET_FREE}` : ''}`);
     // When no identifier or target repeats among the remaining records (the usual page), they all go in one
     // wave: cb itself. Otherwise see the wave below.
     let shape = await waveShape(tx, relaxed);
@@ -84,7 +84,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     }
     if (!shape.distinct && !relaxed) {
       // Identifiers repeat: find out which repeats order the records (see FREE) and look again.
-      await tx.query(`UPDATE cb SET phone_free = ${FREE('phone')}, email_free = ${FREE('email')}`);
+      await tx.query(`UPDATE cb SET ${SET_FREE}`);
       relaxed = true;
       shape = await waveShape(tx, relaxed);
     }
@@ -100,8 +100,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
     // identifier and target it has (a record that waits holds back every record after it: one of them
     // could change the customer the waiting record will find), ending at a forgetting (it forgets its
     // customer's identifiers too, which records after it may name, whatever identifiers they share).
-    await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS
-      SELECT * FROM (
+    await applyTaken(tx, `SELECT * FROM (
         SELECT x.*, min(ord) FILTER (WHERE NOT first) OVER () AS cut, min(ord) FILTER (WHERE rec ? 'is_forgotten') OVER () AS forgetting
           FROM (SELECT cb.*,
                        (ext IS NULL OR min(ord) OVER (PARTITION BY ext) = ord)
@@ -110,14 +109,23 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
                    AND (token IS NULL OR min(ord) OVER (PARTITION BY token) = ord)
                    AND (target IS NULL OR min(ord) OVER (PARTITION BY target) = ord) AS first
                   FROM cb) x) y
-       WHERE (cut IS NULL OR ord < cut) AND (forgetting IS NULL OR ord <= forgetting)`);
-    await applyWave(tx, 'wave', shape);
-    // A patch that only updates (an unsubscription) and, first in its wave, found no customer is done:
-    // it waited for every earlier record naming its identifiers, so none will create that customer now.
-    await tx.query(`DELETE FROM cb WHERE ord IN (SELECT ord FROM wave)`);
-    await tx.query(`DROP TABLE wave`);
+       WHERE (cut IS NULL OR ord < cut) AND (forgetting IS NULL OR ord <= forgetting)`, shape);
   }
   await tx.query('DROP TABLE cb'); // a page may hold several runs of imports between bulk updates
+}
+
+/**
+ * Applies the records `select` takes from cb as a wave (`shape`, or that of the records taken; their
+ * targets found again when `refind`) and removes them from cb. A patch that only updates (an
+ * unsubscription) and, first in its wave, found no customer is done with too: it waited for every
+ * earlier record naming its identifiers, so none will create that customer now.
+ */
+async function applyTaken(tx: ProjectionTx, select: string, shape?: WaveShape, refind = false): Promise<void> {
+  await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS ${select}`);
+  if (refind) await tx.query(`UPDATE wave SET target = ${TARGET('wave')}`);
+  await applyWave(tx, 'wave', shape ?? (await waveShape(tx, false, 'wave')));
+  await tx.query(`DELETE FROM cb WHERE ord IN (SELECT ord FROM wave)`);
+  await tx.query(`DROP TABLE wave`);
 }
 
 /** Deletes the records of table `t` that name an identifier of a forgotten customer. */
@@ -180,6 +188,11 @@ async function applyInOrder(tx: ProjectionTx): Promise<void> {
  */
 const FREE = (column: 'phone' | 'email') =>
   `(ext IS NOT NULL AND NOT rec ? 'is_forgotten' AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.${column} = cb.${column} AND c.external_id IS NULL))`;
+const SET_FREE = `phone_free = ${FREE('phone')}, email_free = ${FREE('email')}`;
+
+/** The phone (normalised on import) and e-mail (lower-cased) a record is matched by. */
+const PHONE_OF = (rec: string) => `${rec}->>'$phone'`;
+const EMAIL_OF = (rec: string) => `lower(nullif(${rec}->>'email', ''))`;
 
 /**
  * Who a record of table `t` writes as, by what its customer is found with (see TARGET): its
@@ -210,17 +223,13 @@ async function applyOwnRepeats(tx: ProjectionTx): Promise<void> {
   await tx.query(OWN_REPEATS);
   await tx.query(`WITH gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM own WHERE plain) RETURNING cb.*)
     INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target)
-    SELECT ord, position, at, rec, ext, rec->>'$phone', lower(nullif(rec->>'email', '')), NULL, false, NULL, NULL, first_at, target
+    SELECT ord, position, at, rec, ext, ${PHONE_OF('rec')}, ${EMAIL_OF('rec')}, NULL, false, NULL, NULL, first_at, target
       FROM (SELECT min(ord) AS ord, max(position) AS position, (array_agg(at ORDER BY ord DESC))[1] AS at, jsonb_merge_agg(rec ORDER BY ord) AS rec,
                    min(ext) AS ext, (array_agg(at ORDER BY ord))[1] AS first_at, (array_agg(target ORDER BY ord))[1] AS target
               FROM gone JOIN own USING (ord) GROUP BY own.who) g`);
   const { rows } = await tx.query<{ steps: number }>(`SELECT coalesce(max(step), 0)::int AS steps FROM own WHERE NOT plain AND steps`);
   for (let step = 1; step <= rows[0].steps; step++) {
-    await tx.query(`CREATE TEMP TABLE wave ON COMMIT DROP AS SELECT cb.* FROM cb JOIN own USING (ord) WHERE own.step = ${step} AND NOT own.plain AND own.steps`);
-    if (step > 1) await tx.query(`UPDATE wave SET target = ${TARGET('wave')}`);
-    await applyWave(tx, 'wave', await waveShape(tx, false, 'wave'));
-    await tx.query(`DELETE FROM cb WHERE ord IN (SELECT ord FROM wave)`);
-    await tx.query(`DROP TABLE wave`);
+    await applyTaken(tx, `SELECT cb.* FROM cb JOIN own USING (ord) WHERE own.step = ${step} AND NOT own.plain AND own.steps`, undefined, step > 1);
   }
   await tx.query(`DROP TABLE own`);
 }
