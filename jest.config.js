@@ -1,6 +1,8 @@
 /** Test tiers by suffix: *.spec.ts (unit), *.int-spec.ts (real Postgres), *.e2e-spec.ts (HTTP). */
 module.exports = {
   testEnvironment: 'node',
+  // Modules are reached by name (#mds/<name>, package.json "imports"); tests load their TypeScript sources.
+  testEnvironmentOptions: { customExportConditions: ['node', 'node-addons', 'mds-source'] },
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/projections', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { startEmbeddedPostgres } from '../libs/platform/src';
+import { startEmbeddedPostgres } from '#mds/platform';
 
 export interface BenchDatabase {
   /** URL of a fresh database for this run. */

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS } from '../libs/event-store/src';
-import { createPool, runMigrations, type Pool } from '../libs/platform/src';
+import { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS } from '#mds/event-store';
+import { createPool, runMigrations, type Pool } from '#mds/platform';
 import { benchDatabase, median } from './bench-database';
 
 const REPS = Number(process.env.BENCH_REPS ?? 3);

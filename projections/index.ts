@@ -1,4 +1,10 @@
-import type { DataQuery } from '../libs/imports/src';
+import type { DataQuery } from '#mds/imports';
+import { loadSettings, type Settings } from '#mds/settings';
+import { caughtUp, type ReadDeps } from './runtime/read-side';
+import { projectionStatuses } from './runtime/projector';
+import { countMatches } from './runtime/data-query-sql';
+import { existingEventIds } from './events/events.queries';
+import { knownSaleTransactions } from './sales/sales.queries';
 import type { Projection } from './runtime/projection';
 import type { QueryTable } from './runtime/data-query-sql';
 import { CUSTOMERS_QUERY_TABLE } from './customers/customers.queries';
@@ -20,9 +26,12 @@ export * from './runtime/catalog';
 export * from './runtime/projection-runner';
 export * from './runtime/projector';
 export * from './runtime/consistency';
+export * from './runtime/read-side';
+export { IMPORT_PROJECTIONS, QUERY_PROJECTIONS, runStatus } from './runs/runs.queries';
 export { accessProjection } from './access/access.projection';
 export { countUsers, findDatasource, findIntegration, findTokenByHash, listDatasources, listIntegrations, type TokenRecord } from './access/access.queries';
 export { shopsProjection } from './shops/shops.projection';
+export { streamsProjection } from './streams/streams.projection';
 export { customersMerge, customersProjection } from './customers/customers.projection';
 export { listCustomers } from './customers/customers.queries';
 export { productsProjection } from './products/products.projection';
@@ -48,15 +57,20 @@ export const DATA_QUERY_TABLES: Record<DataQuery['datatype'], QueryTable> = {
 /** Every read model of the service. Later contexts add theirs here. */
 export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection, eventsProjection, salesProjection, datatargetsProjection, datasyncProjection];
 
-/** The read models each kind of import run feeds (a run is `completed` once all of them have passed it). */
-export const IMPORT_PROJECTIONS: Record<string, string[]> = {
-  shops: ['shops'],
-  customers: ['customers'],
-  products: ['products'],
-  // Events change customers (subscriptions) and may create products (linking); sales may create products.
-  events: ['events', 'customers', 'products'],
-  sales: ['sales', 'products'],
-};
+/** The settings as they stand (read from the `settings` stream: a handful of events). */
+export async function currentSettings(read: ReadDeps): Promise<Settings> {
+  return (await loadSettings(read.store)).settings;
+}
 
-/** The read models a bulk update of each datatype changes. */
-export const QUERY_PROJECTIONS: Record<DataQuery['datatype'], string[]> = { customers: ['customers'], products: ['products'], events: ['events'], sales: ['sales'] };
+/** Read-model ports of the command handlers (see the handlers' tokens), answered from these read models. */
+export const readModelPorts = (read: ReadDeps) => ({
+  knownEventIds: (ids: number[]) => caughtUp(read, 'events', () => existingEventIds(read.pool, ids), (found) => found.size === ids.length),
+  knownSaleTransactions: (ids: string[]) => caughtUp(read, 'sales', () => knownSaleTransactions(read.pool, ids), (found) => found.size === ids.length),
+  dataQueryMatches: (query: DataQuery) => countMatches(read.pool, query.match, DATA_QUERY_TABLES[query.datatype]),
+});
+
+/** The log's head and every projection's checkpoint and lag, as `/metrics` reports them. */
+export async function readSideStatus(read: ReadDeps, projections: Projection[]) {
+  const [statuses, head] = await Promise.all([projectionStatuses(read.pool, read.store, projections), read.store.headPosition()]);
+  return { head, statuses };
+}

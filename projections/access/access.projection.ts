@@ -14,7 +14,7 @@ import {
   type DatasourceCreated,
   type IntegrationCreated,
   type UserCreated,
-} from '../../libs/access/src';
+} from '#mds/access';
 import type { Projection } from '../runtime/projection';
 
 /** Access events are few (logins, tokens), so each is one statement, applied in log order. */

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { DatasourceView, IntegrationView, Role, Scope } from '../../libs/access/src';
+import type { DatasourceView, IntegrationView, Role, Scope } from '#mds/access';
 
 export interface TokenRecord {
   tokenId: string;

@@ -1,8 +1,8 @@
 import * as path from 'node:path';
-import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '../../libs/activity/src';
-import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
-import type { RecordedEvent } from '../../libs/event-store/src';
-import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
+import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '#mds/activity';
+import { CUSTOMERS_IMPORTED } from '#mds/customers';
+import type { RecordedEvent } from '#mds/event-store';
+import { DATA_QUERY_ACCEPTED } from '#mds/imports';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
 import { dataOf, pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { CUSTOMERS_QUERY_TABLE } from './customers.queries';

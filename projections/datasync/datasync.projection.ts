@@ -1,9 +1,9 @@
 import * as path from 'node:path';
-import { EVENTS_IMPORTED } from '../../libs/activity/src';
-import { PRODUCTS_IMPORTED } from '../../libs/catalog/src';
-import { CUSTOMERS_IMPORTED } from '../../libs/customers/src';
-import { DATATARGET_CREATED, DATATARGET_DELETED, type DatatargetCreated } from '../../libs/datatargets/src';
-import { SALES_IMPORTED } from '../../libs/sales/src';
+import { EVENTS_IMPORTED } from '#mds/activity';
+import { PRODUCTS_IMPORTED } from '#mds/catalog';
+import { CUSTOMERS_IMPORTED } from '#mds/customers';
+import { DATATARGET_CREATED, DATATARGET_DELETED, type DatatargetCreated } from '#mds/datatargets';
+import { SALES_IMPORTED } from '#mds/sales';
 import { OUTLETS_CHANNEL } from '../datatargets/datatargets.projection';
 import { EventDataNeeded, type Projection } from '../runtime/projection';
 

@@ -15,8 +15,8 @@ import {
   type OutletChanged,
   type OutletControlled,
   type OutletCreated,
-} from '../../libs/datatargets/src';
-import type { RecordedEvent } from '../../libs/event-store/src';
+} from '#mds/datatargets';
+import type { RecordedEvent } from '#mds/event-store';
 import { forEachRun } from '../runtime/data-query-sql';
 import { pageEvents, type Projection, type ProjectionTx } from '../runtime/projection';
 

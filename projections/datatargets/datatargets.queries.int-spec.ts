@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createPool } from '../../libs/platform/src';
-import { createTestDatabase, type TestDatabase } from '../../test/support/database';
+import { createPool } from '#mds/platform';
+import { createTestDatabase, type TestDatabase } from '#mds/testing/database';
 import { KEY_ORDER_PLAN, OUTLET_LOG_TOTAL_SQL, outletLog, READ_MESSAGES_SQL, readMessages } from './datatargets.queries';
 
 /** Every node of an `EXPLAIN (ANALYZE, FORMAT JSON)` answer, with the rows it passed up. */

@@ -1,6 +1,6 @@
 import type { Pool, QueryResultRow } from 'pg';
-import type { OutletDefinition, OutletLogEntry, OutletState } from '../../libs/datatargets/src';
-import { withTransaction } from '../../libs/platform/src';
+import type { OutletDefinition, OutletLogEntry, OutletState } from '#mds/datatargets';
+import { withTransaction } from '#mds/platform';
 
 const SENSITIVE_HEADER = /authorization|cookie|token|secret|key|password|signature/i;
 

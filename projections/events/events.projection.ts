@@ -1,7 +1,7 @@
 import * as path from 'node:path';
-import { EVENTS_IMPORTED } from '../../libs/activity/src';
-import type { RecordedEvent } from '../../libs/event-store/src';
-import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
+import { EVENTS_IMPORTED } from '#mds/activity';
+import type { RecordedEvent } from '#mds/event-store';
+import { DATA_QUERY_ACCEPTED } from '#mds/imports';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
 import { pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { EVENTS_QUERY_TABLE } from './events.queries';

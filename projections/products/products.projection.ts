@@ -1,9 +1,9 @@
 import * as path from 'node:path';
-import { EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '../../libs/activity/src';
-import { PRODUCTS_IMPORTED } from '../../libs/catalog/src';
-import type { RecordedEvent } from '../../libs/event-store/src';
-import { SALES_IMPORTED, type SaleTransaction } from '../../libs/sales/src';
-import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
+import { EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '#mds/activity';
+import { PRODUCTS_IMPORTED } from '#mds/catalog';
+import type { RecordedEvent } from '#mds/event-store';
+import { SALES_IMPORTED, type SaleTransaction } from '#mds/sales';
+import { DATA_QUERY_ACCEPTED } from '#mds/imports';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
 import { mergeImportedRecords } from '../runtime/merge-by-key';
 import type { Projection } from '../runtime/projection';

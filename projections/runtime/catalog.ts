@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
-import { quoteIdent, withTransaction } from '../../libs/platform/src';
+import { quoteIdent, withTransaction } from '#mds/platform';
 import type { Projection } from './projection';
 
 export type GenerationState = 'building' | 'live' | 'retired';

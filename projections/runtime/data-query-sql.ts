@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import type { RecordedEvent } from '../../libs/event-store/src';
-import { DATA_QUERY_ACCEPTED, type DataQuery, type ImportRunAccepted } from '../../libs/imports/src';
+import type { RecordedEvent } from '#mds/event-store';
+import { DATA_QUERY_ACCEPTED, type DataQuery, type ImportRunAccepted } from '#mds/imports';
 
 /** How a read model answers a bulk update's `match`. */
 export interface QueryTable {

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../libs/event-store/src';
+import type { RecordedEvent } from '#mds/event-store';
 import { pageRecords, queryByIndex, type ProjectionTx } from './projection';
 
 export interface MergeKey {

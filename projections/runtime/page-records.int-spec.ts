@@ -1,6 +1,6 @@
-import { createPool, runMigrations } from '../../libs/platform/src';
-import { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS, type RecordedEvent } from '../../libs/event-store/src';
-import { createTestDatabase, type TestDatabase } from '../../test/support/database';
+import { createPool, runMigrations } from '#mds/platform';
+import { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS, type RecordedEvent } from '#mds/event-store';
+import { createTestDatabase, type TestDatabase } from '#mds/testing/database';
 import { EventDataNeeded, dataOf, pageEvents, pageRecords } from './projection';
 
 // Import chunks (and whole events) reach a projection's SQL in several ways; each must give the same rows in the same order.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { openTestRuntime, type TestRuntime } from '../../test/support/runtime';
-import { eventually } from '../../test/support/eventually';
-import { EXPECTED_TALLY_SQL, tallyProjection } from '../../test/fixtures/tally/tally.projection';
+import { openTestRuntime, type TestRuntime } from '#mds/testing/runtime';
+import { eventually } from '#mds/testing/eventually';
+import { EXPECTED_TALLY_SQL, tallyProjection } from '#mds/test-fixtures/tally/tally.projection';
 import { streamsProjection } from '../streams/streams.projection';
 import { createGeneration, getGeneration, listGenerations } from './catalog';
 import { applyPage, openDedicatedClient, readPage } from './projection-runner';

@@ -1,6 +1,6 @@
 import { Client, type Pool } from 'pg';
-import type { EventStore, ReadAllPage } from '../../libs/event-store/src';
-import { quoteIdent, type Logger } from '../../libs/platform/src';
+import type { EventStore, ReadAllPage } from '#mds/event-store';
+import { quoteIdent, type Logger } from '#mds/platform';
 import { createGeneration, dropRetiredGenerations, liveGeneration, pointViews, type Generation } from './catalog';
 import { EventDataNeeded, NAME, type Projection } from './projection';
 

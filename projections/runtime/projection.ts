@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { RecordedEvent } from '../../libs/event-store/src';
+import type { RecordedEvent } from '#mds/event-store';
 
 /** What `apply` gets: the transaction (search_path set to the generation's schema) and the page's end. */
 export interface ProjectionTx {

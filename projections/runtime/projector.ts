@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { EventStore } from '../../libs/event-store/src';
+import type { EventStore } from '#mds/event-store';
 import { dropRetiredGenerations, listGenerations } from './catalog';
 import type { Projection } from './projection';
 import { assertValidProjection } from './projection';

@@ -1,5 +1,5 @@
 import { Client, type QueryResult } from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../test/support/database';
+import { createTestDatabase, type TestDatabase } from '#mds/testing/database';
 import { queryByIndex, type ProjectionTx } from './projection';
 
 // A page's temporary table joined with a large read model must be joined by index: a hash join would

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
-import { SALES_IMPORTED, STATES_OUT_OF_STATISTICS } from '../../libs/sales/src';
-import type { RecordedEvent } from '../../libs/event-store/src';
-import { DATA_QUERY_ACCEPTED } from '../../libs/imports/src';
+import { SALES_IMPORTED, STATES_OUT_OF_STATISTICS } from '#mds/sales';
+import type { RecordedEvent } from '#mds/event-store';
+import { DATA_QUERY_ACCEPTED } from '#mds/imports';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
 import { pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { SALES_QUERY_TABLE } from './sales.queries';

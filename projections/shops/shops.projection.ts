@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { SHOPS_IMPORTED } from '../../libs/settings/src';
+import { SHOPS_IMPORTED } from '#mds/settings';
 import { mergeImportedRecords } from '../runtime/merge-by-key';
 import type { Projection } from '../runtime/projection';
 

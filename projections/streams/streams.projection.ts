@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { RecordedEvent } from '../../libs/event-store/src';
+import type { RecordedEvent } from '#mds/event-store';
 import type { Projection, ProjectionTx } from '../runtime/projection';
 
 /** One set-based statement a batch: the batch is grouped by stream inside Postgres. */

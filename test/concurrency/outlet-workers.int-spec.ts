@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { DeliveryWorker } from '../../apps/outlet-worker/src/delivery-worker';
-import { createDatatarget, createOutlet, postMessages } from '../../libs/datatargets/src';
-import { datasyncProjection, datatargetsProjection, waitForProjection } from '../../projections';
+import { DeliveryWorker } from '#mds/outlet-worker';
+import { createDatatarget, createOutlet, postMessages } from '../support/datatargets';
+import { datasyncProjection, datatargetsProjection, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { startReceiver } from '../support/receiver';
 import { openProjectingRuntime, type TestRuntime } from '../support/runtime';
@@ -35,7 +35,7 @@ describe('two outlet workers on one database', () => {
         const { datatarget_id: id } = await createDatatarget(rt.store, { datatarget_type: 'messages', name: `t${o}` }, meta);
         await createOutlet(rt.store, rt.accessDeps.secrets, id, { outlet_type: 'webhook', max_batch_size: 7, request: { url: `${receiver.url}/${o}`, content: '{(data)}', is_batched: true } }, meta);
         outlets.push(String(o));
-        for (let p = 0; p < 3; p++) ({ position } = await postMessages(rt.store, id, { messages: Array.from({ length: 100 }, (_, j) => ({ o, n: p * 100 + j + 1 })) }, { ...meta, datatargetType: 'messages' }));
+        for (let p = 0; p < 3; p++) ({ position } = await postMessages(rt.store, id, { messages: Array.from({ length: 100 }, (_, j) => ({ o, n: p * 100 + j + 1 })) }, meta));
       }
       await waitForProjection(rt.pool, 'datatargets', position);
       await Promise.all(workers.map((w) => w.start()));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { openTestRuntime, type TestRuntime } from '../support/runtime';
 import { eventually } from '../support/eventually';
 import { EXPECTED_TALLY_SQL, tallyProjection } from '../fixtures/tally/tally.projection';
-import { listGenerations, Projector, rebuildProjection, waitForProjection, type RebuildProgress } from '../../projections';
+import { listGenerations, Projector, rebuildProjection, waitForProjection, type RebuildProgress } from '#mds/projections';
 
 const TABLE_DUMP = `SELECT md5(string_agg(t::text, '|' ORDER BY stream)) AS digest, count(*)::int AS rows FROM tally t`;
 

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { MAX_UNRECORDED_BATCHES } from '../../apps/outlet-worker/src/attempt-log';
-import { createDatatarget, createOutlet, outletStateOf, outletStream, postMessages } from '../../libs/datatargets/src';
-import { datasyncProjection, datatargetsProjection, waitForProjection } from '../../projections';
+import { MAX_UNRECORDED_BATCHES, outletStateOf, outletStream } from '#mds/datatargets';
+import { createDatatarget, createOutlet, postMessages } from '../support/datatargets';
+import { datasyncProjection, datatargetsProjection, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { startCli } from '../support/processes';
 import { startReceiver } from '../support/receiver';
@@ -29,7 +29,7 @@ describe('outlet worker crash safety', () => {
     const { outlet_id: outletId } = await createOutlet(rt.store, rt.accessDeps.secrets, id, { outlet_type: 'webhook', request: { url: receiver.url, content: { items: '{(data)}' }, is_batched: true } }, meta);
     let position = 0;
     for (let i = 0; i < MESSAGES; i += 1000) {
-      ({ position } = await postMessages(rt.store, id, { messages: Array.from({ length: 1000 }, (_, j) => ({ n: i + j + 1 })) }, { ...meta, datatargetType: 'messages' }));
+      ({ position } = await postMessages(rt.store, id, { messages: Array.from({ length: 1000 }, (_, j) => ({ n: i + j + 1 })) }, meta));
     }
     await waitForProjection(rt.pool, 'datatargets', position);
     const delivered = async () => outletStateOf((await rt.store.readStream(outletStream(outletId), { direction: 'backwards', limit: 1 }))[0]).last_delivered_message_number;

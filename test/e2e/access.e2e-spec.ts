@@ -1,6 +1,6 @@
-import { CreateUserCommand, CreateUserHandler, generateTotpSecret, totpCode, totpStep, UnlockUserCommand, UnlockUserHandler } from '../../libs/access/src';
-import { bootstrapAdmin } from '../../libs/runtime/src';
-import { accessProjection, rebuildProjection, waitForProjection } from '../../projections';
+import { CreateUserCommand, CreateUserHandler, generateTotpSecret, totpCode, totpStep, UnlockUserCommand, UnlockUserHandler } from '#mds/access';
+import { bootstrapAdmin } from '#mds/runtime';
+import { accessProjection, rebuildProjection, waitForProjection } from '#mds/projections';
 import { basic, seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { rawRequest } from '../support/raw-http';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { hashAccessToken, isWellFormedToken } from '../../libs/access/src';
-import { accessProjection, findTokenByHash, Projector, PROJECTIONS, waitForProjection } from '../../projections';
-import { streamsProjection } from '../../projections/streams/streams.projection';
+import { hashAccessToken, isWellFormedToken } from '#mds/access';
+import { accessProjection, findTokenByHash, Projector, PROJECTIONS, waitForProjection } from '#mds/projections';
+import { streamsProjection } from '#mds/projections';
 import { openTestRuntime, type TestRuntime } from '../support/runtime';
 import { runCli } from '../support/processes';
 

@@ -1,4 +1,4 @@
-import { customersProjection } from '../../projections';
+import { customersProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 

@@ -1,4 +1,4 @@
-import { customersMerge, customersProjection, rebuildProjection, waitForProjection } from '../../projections';
+import { customersMerge, customersProjection, rebuildProjection, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 

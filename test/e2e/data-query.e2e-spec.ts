@@ -1,4 +1,4 @@
-import { customersProjection, eventsProjection, productsProjection, rebuildProjection, salesProjection } from '../../projections';
+import { customersProjection, eventsProjection, productsProjection, rebuildProjection, salesProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { DeliveryWorker } from '../../apps/outlet-worker/src/delivery-worker';
-import { customersProjection, datasyncProjection, datatargetsProjection, rebuildProjection, waitForProjection } from '../../projections';
+import { DeliveryWorker } from '#mds/outlet-worker';
+import { customersProjection, datasyncProjection, datatargetsProjection, rebuildProjection, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { startReceiver } from '../support/receiver';

@@ -1,4 +1,4 @@
-import { customersProjection, eventsProjection, productsProjection, rebuildProjection } from '../../projections';
+import { customersProjection, eventsProjection, productsProjection, rebuildProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 

@@ -1,4 +1,4 @@
-import { customersProjection, productsProjection } from '../../projections';
+import { customersProjection, productsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 

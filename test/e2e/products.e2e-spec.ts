@@ -1,4 +1,4 @@
-import { productsProjection } from '../../projections';
+import { productsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 

@@ -1,4 +1,4 @@
-import { shopsProjection } from '../../projections';
+import { shopsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 

@@ -1,9 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApiApp } from '../../apps/api/src/api.app';
-import type { ApiContextModules } from '../../apps/api/src/api.module';
-import { CreateUserCommand, CreateUserHandler, mintToken, type Role, type Scope } from '../../libs/access/src';
-import { accessProjection, Projector, waitForProjection, type Projection } from '../../projections';
-import type { AppConfig } from '../../libs/platform/src';
+import { createApiApp, type ApiContextModules } from '#mds/api';
+import { CreateUserCommand, CreateUserHandler, mintToken, type Role, type Scope } from '#mds/access';
+import { accessProjection, Projector, waitForProjection, type Projection } from '#mds/projections';
+import type { AppConfig } from '#mds/platform';
 import { openTestRuntime, type TestRuntime } from './runtime';
 
 export interface TestApi {

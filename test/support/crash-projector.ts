@@ -1,7 +1,7 @@
 // Child process of the projection crash test: runs the tally projection until killed.
-import { loadConfig } from '../../libs/platform/src';
-import { openRuntime } from '../../libs/runtime/src';
-import { Projector } from '../../projections';
+import { loadConfig } from '#mds/platform';
+import { openRuntime } from '#mds/runtime';
+import { Projector } from '#mds/projections';
 import { tallyProjection } from '../fixtures/tally/tally.projection';
 
 async function main() {

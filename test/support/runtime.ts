@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createLogger, loadConfig, type AppConfig, type Logger } from '../../libs/platform/src';
-import { openRuntime, type Runtime } from '../../libs/runtime/src';
-import { Projector, type Projection } from '../../projections';
+import { createLogger, loadConfig, type AppConfig, type Logger } from '#mds/platform';
+import { openRuntime, type Runtime } from '#mds/runtime';
+import { Projector, type Projection } from '#mds/projections';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export interface TestRuntime extends Runtime {

@@ -4,9 +4,9 @@ import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController, type FastifyBodyParser } from 'fastify';
-import { redactUrl } from '../../../libs/platform/src';
-import type { Runtime } from '../../../libs/runtime/src';
-import { ensureProjectionTables, PROJECTIONS } from '../../../projections';
+import { redactUrl } from '#mds/platform';
+import type { Runtime } from '#mds/runtime';
+import { ensureProjectionTables, PROJECTIONS } from '#mds/projections';
 import { installAuthentication } from './access/authentication.hook';
 import { PermissionsGuard } from './access/permissions.guard';
 import { RateLimiter } from './access/rate-limiter';
@@ -15,6 +15,7 @@ import { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module
 import { ServiceMetrics } from './metrics/metrics';
 import { ErrorEnvelopeFilter } from './platform/error-envelope';
 import { PinoNestLogger } from './platform/nest-logger';
+import { RequestValidationPipe } from './platform/request-validation';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -65,6 +66,8 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
     logger,
   });
   app.useGlobalGuards(new PermissionsGuard(app.get(Reflector)));
+  // Request DTOs (class-validator): management bodies and query parameters; bulk records are checked by compiled schemas in the contexts.
+  app.useGlobalPipes(new RequestValidationPipe());
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

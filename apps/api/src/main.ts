@@ -1,4 +1,4 @@
 // Entry of the API alone (`mds api`): stateless, run as many as the load needs behind a balancer.
-import { serve } from '../../cli/src/serve';
+import { serve } from '#mds/cli';
 
 void serve(['api']);

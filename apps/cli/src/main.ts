@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { Command, InvalidArgumentError } from 'commander';
-import { createLogger, loadConfig } from '../../../libs/platform/src';
-import { openRuntime, type Runtime } from '../../../libs/runtime/src';
-import { projectionStatuses, rebuildProjection, type RebuildProgress } from '../../../projections';
+import { createLogger, loadConfig } from '#mds/platform';
+import { openRuntime, type Runtime } from '#mds/runtime';
+import { projectionStatuses, rebuildProjection, type RebuildProgress } from '#mds/projections';
 import { progressPrinter } from './progress';
 import { serve } from './serve';
 import {
@@ -18,7 +18,7 @@ import {
   UnlockUserHandler,
   userIdFor,
   type Role,
-} from '../../../libs/access/src';
+} from '#mds/access';
 
 function readStdin(): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-import type { RebuildProgress } from '../../../projections';
+import type { RebuildProgress } from '#mds/projections';
 
 function duration(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '--:--';

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import { createApiApp } from '../../api/src/api.app';
-import { OutletWorker } from '../../outlet-worker/src/outlet-worker';
-import { createLogger, loadConfig, type AppConfig } from '../../../libs/platform/src';
-import { bootstrapAdmin, openRuntime } from '../../../libs/runtime/src';
-import { Projector } from '../../../projections';
+import { createApiApp } from '#mds/api';
+import { OutletWorker } from '#mds/outlet-worker';
+import { createLogger, loadConfig, type AppConfig } from '#mds/platform';
+import { bootstrapAdmin, openRuntime } from '#mds/runtime';
+import { Projector } from '#mds/projections';
 
 export type Part = 'api' | 'projector' | 'outlet-worker';
 

@@ -1,19 +1,16 @@
 import {
-  controlOutlet,
-  createDatatarget,
-  createOutlet,
+  AttemptLog,
   DELIVERY_ATTEMPTED,
   INITIAL_OUTLET_STATE,
   outletStateOf,
   outletStream,
-  postMessages,
   type DeliveryAttempted,
   type OutletState,
-} from '../../../libs/datatargets/src';
-import type { NewEvent } from '../../../libs/event-store/src';
-import { datasyncProjection, datatargetsProjection, findOutlet, outletLog, outletLogEntry, READ_MESSAGES_SQL, waitForProjection } from '../../../projections';
-import { openProjectingRuntime, type TestRuntime } from '../../../test/support/runtime';
-import { AttemptLog } from './attempt-log';
+} from '#mds/datatargets';
+import type { NewEvent } from '#mds/event-store';
+import { datasyncProjection, datatargetsProjection, findOutlet, outletLog, outletLogEntry, READ_MESSAGES_SQL, waitForProjection } from '#mds/projections';
+import { openProjectingRuntime, type TestRuntime } from '#mds/testing/runtime';
+import { controlOutlet, createDatatarget, createOutlet, postMessages } from '#mds/testing/datatargets';
 import { MessageReader } from './message-reader';
 
 const meta = { actor: 'test' };
@@ -118,7 +115,7 @@ describe('outlet worker: attempts recorded in groups, messages read ahead', () =
 
   it('reads messages several batches at a time and cuts batches from them, keeping a failed batch for its retry', async () => {
     const { datatarget_id: id } = await createDatatarget(rt.store, { datatarget_type: 'messages', name: 'reader' }, meta);
-    const { position } = await postMessages(rt.store, id, { messages: Array.from({ length: 250 }, (_, j) => ({ n: j + 1 })) }, { ...meta, datatargetType: 'messages' });
+    const { position } = await postMessages(rt.store, id, { messages: Array.from({ length: 250 }, (_, j) => ({ n: j + 1 })) }, meta);
     await waitForProjection(rt.pool, 'datatargets', position);
     let reads = 0;
     const pool = {

@@ -3,9 +3,9 @@ import {
   closeKeptAliveConnections,
   DELIVERY_ATTEMPTED,
   deliver,
+  MAX_UNRECORDED_BATCHES,
   OUTLET_CONTROLLED,
-  outletStateOf,
-  outletStream,
+  openAttemptLog,
   renderContent,
   stateAfterAttempt,
   type DeliveryAttempted,
@@ -13,12 +13,12 @@ import {
   type OutletDefinition,
   type OutletLogEntry,
   type OutletState,
-} from '../../../libs/datatargets/src';
-import type { NewEvent } from '../../../libs/event-store/src';
-import type { Logger, OutletConfig } from '../../../libs/platform/src';
-import type { Runtime } from '../../../libs/runtime/src';
-import { deliverableOutlets, findOutlet, openDedicatedClient, OUTLETS_CHANNEL, readMessages, releaseLease, tryLease } from '../../../projections';
-import { AttemptLog, MAX_UNRECORDED_BATCHES } from './attempt-log';
+  type OutletStreamEvent,
+  type AttemptLog,
+} from '#mds/datatargets';
+import type { Logger, OutletConfig } from '#mds/platform';
+import type { Runtime } from '#mds/runtime';
+import { deliverableOutlets, findOutlet, openDedicatedClient, OUTLETS_CHANNEL, readMessages, releaseLease, tryLease } from '#mds/projections';
 import { MessageReader } from './message-reader';
 
 /** PostgreSQL's undefined_table. */
@@ -134,7 +134,6 @@ export class DeliveryWorker {
    */
   private async deliverOutlet(outletId: string, datatargetId: string): Promise<void> {
     const signal = this.abort.signal;
-    const stream = outletStream(outletId);
     let known: { state: OutletState } | undefined;
     let log: AttemptLog | undefined;
     const messages = new MessageReader(this.runtime.pool, datatargetId);
@@ -150,9 +149,9 @@ export class DeliveryWorker {
         }
         if (!known || !log) {
           await log?.drain();
-          const [last] = await this.runtime.store.readStream(stream, { direction: 'backwards', limit: 1 });
-          known = { state: outletStateOf(last) };
-          log = new AttemptLog(this.runtime.store, stream, last ? last.revision : 'no_stream', (n) => (this.delivered += n));
+          const opened = await openAttemptLog(this.runtime.store, outletId, (n) => (this.delivered += n));
+          known = { state: opened.state };
+          log = opened.log;
         }
         const { state } = known;
         if (!outlet || state.paused !== null || outlet.datatargetEnabled === false) return;
@@ -221,7 +220,7 @@ export class DeliveryWorker {
     });
   }
 
-  private async attempt(def: OutletDefinition, outletId: string, state: OutletState, batch: Awaited<ReturnType<typeof readMessages>>): Promise<NewEvent[]> {
+  private async attempt(def: OutletDefinition, outletId: string, state: OutletState, batch: Awaited<ReturnType<typeof readMessages>>): Promise<OutletStreamEvent[]> {
     const messages = batch.map((b) => b.message);
     const body = JSON.stringify(renderContent(def.request.content, def.is_batched ? messages : messages[0]));
     const webhookId = `msg_${outletId}_${state.batch_number}`;
@@ -265,7 +264,7 @@ export class DeliveryWorker {
       http_reply: result.rawReply ?? null,
       state: next,
     };
-    const events: NewEvent[] = [{ type: DELIVERY_ATTEMPTED, data: attempted, metadata: { actor: 'outlet-worker' } }];
+    const events: OutletStreamEvent[] = [{ type: DELIVERY_ATTEMPTED, data: attempted, metadata: { actor: 'outlet-worker' } }];
     if (pause) {
       this.logger.warn({ outlet: outletId, failingSince: next.failing_since }, 'outlet paused itself after failing too long; resume it to continue');
       const paused: OutletControlled = { outlet_id: outletId, action: 'paused_failing', by: 'outlet-worker', at: new Date().toISOString(), state: { ...next, paused: 'failing' } };

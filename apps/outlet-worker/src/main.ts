@@ -1,4 +1,4 @@
 // Entry of the outlet worker alone (`mds outlet-worker`).
-import { serve } from '../../cli/src/serve';
+import { serve } from '#mds/cli';
 
 void serve(['outlet-worker']);

@@ -1,5 +1,5 @@
-import type { Runtime } from '../../../libs/runtime/src';
-import { readMessages } from '../../../projections';
+import type { Runtime } from '#mds/runtime';
+import { readMessages } from '#mds/projections';
 
 type MessageRow = Awaited<ReturnType<typeof readMessages>>[number];
 

@@ -1,4 +1,4 @@
-import type { Runtime } from '../../../libs/runtime/src';
+import type { Runtime } from '#mds/runtime';
 import { DeliveryWorker } from './delivery-worker';
 
 /** The outlet worker's process-level shell: started by `mds outlet-worker` or by `mds start`. */

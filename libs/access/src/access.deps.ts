@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SecretBox } from '../../platform/src';
+import type { SecretBox } from '#mds/platform';
 import type { Role } from './roles';
 import type { Scope } from './scopes';
 

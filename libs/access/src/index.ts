@@ -21,3 +21,4 @@ export { UnlockUserHandler } from './unlock-user/unlock-user.handler';
 
 export { CreateDatasourceCommand } from './create-datasource/create-datasource.command';
 export { CreateDatasourceHandler, datasourceView, type DatasourceView } from './create-datasource/create-datasource.handler';
+export { AccessModule } from './access.module';

@@ -1,4 +1,4 @@
-import type { EventStore } from '../../event-store/src';
+import type { EventStore } from '#mds/event-store';
 import { userStream, type UserEvent } from './access.events';
 import { evolveUser, initialUserState, type UserState } from './user.decider';
 

@@ -1,13 +1,13 @@
-import * as imports from '../../imports/src';
+import * as imports from '#mds/imports';
 import {
   RecordProblem,
   reserveIds,
   type FinishedRecords,
   type ImportKind,
   type RecordError,
-} from '../../imports/src';
-import type { EventStore } from '../../event-store/src';
-import type { Settings } from '../../settings/src';
+} from '#mds/imports';
+import type { EventStore } from '#mds/event-store';
+import type { Settings } from '#mds/settings';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
 const { coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, field, isCompanyField, normalizePhone, recordObject, assertUsableKey } = imports;

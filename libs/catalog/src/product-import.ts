@@ -1,9 +1,9 @@
-import * as imports from '../../imports/src';
+import * as imports from '#mds/imports';
 import {
   RecordProblem,
   type ImportKind,
-} from '../../imports/src';
-import type { Settings } from '../../settings/src';
+} from '#mds/imports';
+import type { Settings } from '#mds/settings';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
 const { coerceBoolean, coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, recordObject, assertUsableKey } = imports;

@@ -1,6 +1,6 @@
-import * as imports from '../../imports/src';
-import type { ImportKind } from '../../imports/src';
-import type { Settings } from '../../settings/src';
+import * as imports from '#mds/imports';
+import type { ImportKind } from '#mds/imports';
+import type { Settings } from '#mds/settings';
 import { validateCustomer } from './customer.schema';
 import { CUSTOMERS_IMPORTED } from './customers.events';
 

@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { RecordProblem } from '../../imports/src';
+import { RecordProblem } from '#mds/imports';
 
 const str = (max: number) => ({ type: 'string', maxLength: max });
 const list = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 1000 }, maxItems: 10_000 };

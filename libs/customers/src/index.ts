@@ -1,2 +1,5 @@
 export * from './customers.events';
 export * from './customer-import';
+export { ImportCustomersCommand } from './import-customers/import-customers.command';
+export { ImportCustomersHandler } from './import-customers/import-customers.handler';
+export { CustomersModule } from './customers.module';

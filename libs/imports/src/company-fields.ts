@@ -1,4 +1,4 @@
-import type { Settings } from '../../settings/src';
+import type { Settings } from '#mds/settings';
 import { RecordProblem } from './import-run';
 
 /** True for a `<COMPANY>__<field>` key; throws when it is malformed or its company is not among the settings' company_prefixes. */

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { WrongExpectedRevisionError, type EventStore } from '../../event-store/src';
-import { invalidRequest } from '../../platform/src';
+import { WrongExpectedRevisionError, type EventStore } from '#mds/event-store';
+import { invalidRequest } from '#mds/platform';
 import { DATA_QUERY_ACCEPTED, importStream, keyedRunId, previousAnswer, readRun, type DataQuery, type ImportRunAccepted } from './import-run';
 
 export const DATA_QUERY_DATATYPES = ['customers', 'products', 'events', 'sales'] as const;

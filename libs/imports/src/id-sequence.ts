@@ -1,4 +1,4 @@
-import { appendDecided, type EventStore } from '../../event-store/src';
+import { appendDecided, type EventStore } from '#mds/event-store';
 
 export const IDS_RESERVED = 'IdsReserved';
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../../event-store/src';
-import { invalidRequest, unprocessable } from '../../platform/src';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '#mds/event-store';
+import { invalidRequest, unprocessable } from '#mds/platform';
 import { CoercionError } from './coerce';
 
 export const IMPORT_RUN_ACCEPTED = 'ImportRunAccepted';
@@ -49,6 +49,18 @@ export interface ImportAnswer {
   rejected: number;
   errors: RecordError[];
   warnings?: RecordError[];
+}
+
+/** One import request as the HTTP layer parsed it: what every import command carries. */
+export interface ImportRequest {
+  records: unknown[];
+  /** Any record error fails the whole request (`?atomic=true`). */
+  atomic: boolean;
+  idempotencyKey?: string;
+  /** `users/<id>` or `integrations/<id>`: the actor recorded with the events. */
+  caller: string;
+  requestId?: string;
+  now?: Date;
 }
 
 /** What a context supplies to run an import of its records. */
@@ -191,7 +203,7 @@ export function validateRecords<R>(kind: ImportKind<R>, records: unknown[]): { a
 export async function runImport<R>(
   store: EventStore,
   kind: ImportKind<R>,
-  input: { records: unknown[]; atomic: boolean; idempotencyKey?: string; caller: string; requestId?: string; now?: Date },
+  input: ImportRequest,
 ): Promise<{ answer: ImportAnswer; position: number; replayed: boolean }> {
   // The body's hash only matters to recognise a retry, so only requests with a key pay for it.
   const bodyHash = input.idempotencyKey ? createHash('sha256').update(JSON.stringify(input.records)).digest('hex') : null;

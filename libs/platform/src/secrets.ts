@@ -3,6 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from './logging';
 
+/** Injection token of the process's SecretBox (command handlers that seal secrets take it). */
+export const SECRET_BOX = Symbol('SECRET_BOX');
+
 /**
  * Seals small secrets that must be readable again (a TOTP secret) before they go into an event:
  * AES-256-GCM under the service key. Sealed form: `v1.<iv b64url>.<ciphertext b64url>.<tag b64url>`.

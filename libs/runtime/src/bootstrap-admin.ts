@@ -1,4 +1,4 @@
-import { CreateUserCommand, CreateUserHandler, USER_CREATED, userIdFor, userStream } from '../../access/src';
+import { CreateUserCommand, CreateUserHandler, USER_CREATED, userIdFor, userStream } from '#mds/access';
 import type { Runtime } from './runtime';
 
 /**

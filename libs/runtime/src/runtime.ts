@@ -4,8 +4,8 @@ import {
   POSTGRES_EVENT_STORE_MIGRATIONS,
   UpcasterRegistry,
   type EventStore,
-} from '../../event-store/src';
-import type { AccessDeps } from '../../access/src';
+} from '#mds/event-store';
+import type { AccessDeps } from '#mds/access';
 import {
   createLogger,
   createPool,
@@ -18,8 +18,8 @@ import {
   type EmbeddedPostgresHandle,
   type Logger,
   type Pool,
-} from '../../platform/src';
-import { OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Projection, type RunnerDeps } from '../../../projections';
+} from '#mds/platform';
+import { OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Projection, type RunnerDeps } from '#mds/projections';
 
 /** Upcasters of every context's events; contexts register theirs here as their events evolve. */
 export function createUpcasters(): UpcasterRegistry {

@@ -1,2 +1,5 @@
 export * from './sale-import';
 export * from './sale-state';
+export { ImportSalesCommand } from './import-sales/import-sales.command';
+export { ImportSalesHandler, KNOWN_SALE_TRANSACTIONS, type KnownSaleTransactions } from './import-sales/import-sales.handler';
+export { SalesModule } from './sales.module';

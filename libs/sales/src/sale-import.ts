@@ -1,11 +1,11 @@
-import * as imports from '../../imports/src';
+import * as imports from '#mds/imports';
 import {
   RecordProblem,
   type FinishedRecords,
   type ImportKind,
   type RecordError,
-} from '../../imports/src';
-import type { Settings } from '../../settings/src';
+} from '#mds/imports';
+import type { Settings } from '#mds/settings';
 import { normalizeSaleState } from './sale-state';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.

@@ -1,3 +1,5 @@
+import { invalidRequest } from '#mds/platform';
+
 /** The spec's sale states. CANCELLED and CLOSED are left out of statistics. */
 export const SALE_STATES = ['NEW', 'PENDING_PAYMENT', 'PROCESSING', 'COMPLETE', 'CANCELLED', 'CLOSED', 'HOLDED'] as const;
 export const STATES_OUT_OF_STATISTICS = ['CANCELLED', 'CLOSED'];
@@ -33,4 +35,11 @@ export function normalizeSaleState(raw: string): { state: string; known: boolean
   if ((SALE_STATES as readonly string[]).includes(key)) return { state: key, known: true };
   if (ALIASES[key]) return { state: ALIASES[key], known: true };
   return { state: raw.trim(), known: false };
+}
+
+/** A bulk update of sales (`POST /api/data/query/`) that sets sale_state sets it as an import would. */
+export function saleUpdateRule(key: string, value: unknown): unknown {
+  if (key !== 'sale_state') return value;
+  if (typeof value !== 'string' || value.trim() === '') throw invalidRequest('update: sale_state must be a sale state such as COMPLETE or CANCELLED');
+  return normalizeSaleState(value).state;
 }

@@ -1,3 +1,7 @@
 export * from './settings';
 export * from './shops';
-export { UpdateSettingsCommand, UpdateSettingsHandler } from './update-settings.handler';
+export { UpdateSettingsCommand } from './update-settings/update-settings.command';
+export { UpdateSettingsHandler } from './update-settings/update-settings.handler';
+export { ImportShopsCommand } from './import-shops/import-shops.command';
+export { ImportShopsHandler } from './import-shops/import-shops.handler';
+export { SettingsModule } from './settings.module';

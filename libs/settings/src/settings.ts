@@ -1,5 +1,4 @@
-import type { EventStore } from '../../event-store/src';
-import { invalidRequest } from '../../platform/src';
+import type { EventStore } from '#mds/event-store';
 
 export const SETTINGS_STREAM = 'settings';
 export const SETTINGS_CHANGED = 'SettingsChanged';
@@ -25,10 +24,16 @@ export interface SettingsChanged {
 
 export const DEFAULT_SETTINGS: Settings = { timezone: 'UTC', default_country: null, default_currency: 'EUR', company_prefixes: [], custom_event_types: [] };
 
-/** The spec's event types (libs/activity holds the rules of each). */
-const BUILT_IN_EVENT_TYPES = ['BROWSE', 'MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'ORDER_SHIPPED', 'BASKET_ADD', 'SENTIMENT', 'SMS_SUBSCRIBE', 'SMS_UNSUBSCRIBE'];
+/** The spec's built-in event types (libs/activity holds the rules of each): custom types may not reuse their names. */
+export const RESERVED_EVENT_TYPES = ['BROWSE', 'MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'ORDER_SHIPPED', 'BASKET_ADD', 'SENTIMENT', 'SMS_SUBSCRIBE', 'SMS_UNSUBSCRIBE'];
 
-function isTimeZone(zone: string): boolean {
+/** `<COMPANY>` of `<COMPANY>__<field>` keys: letters and digits, so "__" stays the separator. */
+export const COMPANY_PREFIX = /^[A-Za-z][A-Za-z0-9]{0,31}$/;
+/** A custom event type: capital letters, digits and underscores, like the built-in ones. */
+export const CUSTOM_EVENT_TYPE = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+export function isTimeZone(zone: unknown): boolean {
+  if (typeof zone !== 'string') return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
     return true;
@@ -40,57 +45,10 @@ function isTimeZone(zone: string): boolean {
 const regions = new Intl.DisplayNames(['en'], { type: 'region' });
 const currencies = new Set(Intl.supportedValuesOf('currency'));
 
-function nameList(value: unknown, field: string, pattern: RegExp, what: string): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw invalidRequest(`${field} must be a list of strings`);
-  const out = [...new Set(value as string[])];
-  const bad = out.find((v) => !pattern.test(v));
-  if (bad !== undefined) throw invalidRequest(`${field}: "${bad}" is not ${what}`);
-  return out;
-}
-
-/** Validates a PATCH body: only known keys, each checked; returns the normalised changes. */
-export function validateSettingsPatch(patch: unknown): Partial<Settings> {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw invalidRequest('The body must be a JSON object of settings');
-  const changes: Partial<Settings> = {};
-  for (const [key, value] of Object.entries(patch)) {
-    switch (key) {
-      case 'timezone':
-        if (typeof value !== 'string' || !isTimeZone(value)) throw invalidRequest(`timezone: "${String(value)}" is not an IANA time zone such as Europe/Amsterdam`);
-        changes.timezone = value;
-        break;
-      case 'default_country': {
-        if (value === null || value === '') {
-          changes.default_country = null;
-          break;
-        }
-        const code = typeof value === 'string' ? value.toUpperCase() : '';
-        if (!/^[A-Z]{2}$/.test(code) || regions.of(code) === code) throw invalidRequest(`default_country: "${String(value)}" is not an ISO 3166 country code`);
-        changes.default_country = code;
-        break;
-      }
-      case 'default_currency': {
-        const code = typeof value === 'string' ? value.toUpperCase() : '';
-        if (!currencies.has(code)) throw invalidRequest(`default_currency: "${String(value)}" is not an ISO 4217 currency code`);
-        changes.default_currency = code;
-        break;
-      }
-      case 'company_prefixes':
-        changes.company_prefixes = nameList(value, key, /^[A-Za-z][A-Za-z0-9]{0,31}$/, 'a company name (letters and digits, no "__")');
-        break;
-      case 'custom_event_types': {
-        const types = nameList(value, key, /^[A-Z][A-Z0-9_]{0,63}$/, 'a capital-letter event type');
-        const builtIn = types.find((t) => BUILT_IN_EVENT_TYPES.includes(t));
-        if (builtIn) throw invalidRequest(`custom_event_types: ${builtIn} is a built-in event type`);
-        changes.custom_event_types = types;
-        break;
-      }
-      default:
-        throw invalidRequest(`Unknown setting "${key}"; settings are ${Object.keys(DEFAULT_SETTINGS).join(', ')}`);
-    }
-  }
-  if (Object.keys(changes).length === 0) throw invalidRequest('No settings to change');
-  return changes;
-}
+/** An ISO 3166 alpha-2 code Intl knows (any case). */
+export const isCountryCode = (code: unknown): boolean => typeof code === 'string' && /^[A-Za-z]{2}$/.test(code) && regions.of(code.toUpperCase()) !== code.toUpperCase();
+/** An ISO 4217 code (any case). */
+export const isCurrencyCode = (code: unknown): boolean => typeof code === 'string' && currencies.has(code.toUpperCase());
 
 export async function loadSettings(store: EventStore): Promise<{ settings: Settings; revision: number | 'no_stream' }> {
   const events = await store.readStream(SETTINGS_STREAM);

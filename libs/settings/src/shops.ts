@@ -1,4 +1,4 @@
-import { coerceId, field, RecordProblem, recordObject, type ImportKind } from '../../imports/src';
+import { coerceId, field, RecordProblem, recordObject, type ImportKind } from '#mds/imports';
 
 export const SHOPS_IMPORTED = 'ShopsImported';
 

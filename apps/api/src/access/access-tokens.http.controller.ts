@@ -6,18 +6,11 @@ import {
   CreateAccessTokenCommand,
   IssueTokenWithPasswordCommand,
   type MintedToken,
-} from '../../../../libs/access/src';
-import { invalidRequest } from '../../../../libs/platform/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { RUNTIME } from '../platform/tokens';
+} from '#mds/access';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { CreateAccessTokenRequest } from './create-access-token.request.dto';
 import { awaitReadModel } from './read-your-writes';
 import { AllowPasswordLogin, RequirePermission } from './permissions';
-
-function objectBody(body: unknown): Record<string, unknown> {
-  if (body === undefined || body === null || body === '') return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The body must be a JSON object');
-  return body as Record<string, unknown>;
-}
 
 @ApiTags('access')
 @Controller('api/access-tokens')
@@ -43,8 +36,7 @@ export class AccessTokensHttpController {
   @ApiHeader({ name: 'Service-TOTP-Code', required: false, description: 'Current six-digit code, for users with two-factor authentication' })
   @ApiBody({ required: false, schema: { type: 'object', properties: { name: { type: 'string' }, owner_id: { type: 'string' }, scopes: { type: 'array', items: { type: 'object', properties: { method: { type: 'string' }, path: { type: 'string' } } } }, transfer_privileges: { type: 'boolean' } } } })
   @ApiOkResponse({ description: '`{access_token: {id, owner_id, created_at, name, token, hint, created_by, transferred_roles, scopes}}`' })
-  async create(@Req() request: FastifyRequest, @Body() body: unknown, @Headers('service-totp-code') totp?: string): Promise<{ access_token: MintedToken['access_token'] }> {
-    const input = objectBody(body);
+  async create(@Req() request: FastifyRequest, @Body() input: CreateAccessTokenRequest, @Headers('service-totp-code') totp?: string): Promise<{ access_token: MintedToken['access_token'] }> {
     const minted: MintedToken = request.passwordLogin
       ? await this.commands.execute(new IssueTokenWithPasswordCommand(request.passwordLogin.username, request.passwordLogin.password, totp, input, request.id))
       : await this.commands.execute(new CreateAccessTokenCommand(request.principal!, input, request.id));

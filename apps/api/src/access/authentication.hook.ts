@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { normalizePath, scopeAllows, type Principal } from '../../../../libs/access/src';
-import { AppError, forbidden, unauthorized, type Logger } from '../../../../libs/platform/src';
+import { normalizePath, scopeAllows, type Principal } from '#mds/access';
+import { AppError, forbidden, unauthorized, type Logger } from '#mds/platform';
 import { sendError } from '../platform/error-envelope';
 import { extractCredentials } from './credentials';
 import type { RateLimiter } from './rate-limiter';

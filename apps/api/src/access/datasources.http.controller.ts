@@ -2,14 +2,13 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { CreateDatasourceCommand, DATASOURCE_DATATYPES, type DatasourceView } from '../../../../libs/access/src';
-import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import type { ImportAnswer } from '../../../../libs/imports/src';
-import { invalidRequest, notFound } from '../../../../libs/platform/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { findDatasource, listDatasources } from '../../../../projections';
-import { upload } from '../imports/uploads';
-import { RUNTIME } from '../platform/tokens';
+import { CreateDatasourceCommand, DATASOURCE_DATATYPES, type DatasourceView } from '#mds/access';
+import type { ImportAnswer } from '#mds/imports';
+import { invalidRequest, notFound } from '#mds/platform';
+import { findDatasource, listDatasources } from '#mds/projections';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { uploadCommand } from '../imports/uploads';
+import { CreateDatasourceRequest } from './create-datasource.request.dto';
 import { RequirePermission } from './permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { awaitReadModel } from './read-your-writes';
@@ -27,7 +26,6 @@ const DATASOURCE_FIELDS = '{id, name, integration, datatype, enabled, created_at
 export class DatasourcesHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
@@ -40,9 +38,8 @@ export class DatasourcesHttpController {
   })
   @ApiBody({ schema: { type: 'object', required: ['name', 'integration', 'datatype'], properties: { name: { type: 'string' }, integration: { type: 'string' }, datatype: { type: 'string', enum: [...DATASOURCE_DATATYPES] } } } })
   @ApiOkResponse({ description: `\`{datasource: ${DATASOURCE_FIELDS}}\`` })
-  async create(@Req() request: FastifyRequest, @Body() body: unknown): Promise<{ datasource: DatasourceView }> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The body must be a JSON object {name, integration, datatype}');
-    const result: { datasource: DatasourceView; position: number } = await this.commands.execute(new CreateDatasourceCommand(request.principal!, body as Record<string, unknown>, request.id));
+  async create(@Req() request: FastifyRequest, @Body() body: CreateDatasourceRequest): Promise<{ datasource: DatasourceView }> {
+    const result: { datasource: DatasourceView; position: number } = await this.commands.execute(new CreateDatasourceCommand(request.principal!, body, request.id));
     await awaitReadModel(this.runtime, 'access', result.position);
     return { datasource: result.datasource };
   }
@@ -72,7 +69,7 @@ export class DatasourcesHttpController {
   }, { oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }] })
   async importThrough(@Req() request: FastifyRequest, @Param('datasource_id') id: string, @Body() body: unknown): Promise<ImportAnswer> {
     const datasource = await this.datasource(id);
-    return upload(datasource.datatype, { store: this.store, runtime: this.runtime }, request, body);
+    return this.commands.execute(uploadCommand(datasource.datatype, request, body));
   }
 
   // Its own handler: stacked @Post and @Put on one method register only the outermost.

@@ -2,11 +2,11 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nest
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { CreateIntegrationCommand, type IntegrationView } from '../../../../libs/access/src';
-import { invalidRequest, notFound } from '../../../../libs/platform/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { findIntegration, listIntegrations } from '../../../../projections';
-import { RUNTIME } from '../platform/tokens';
+import { CreateIntegrationCommand, type IntegrationView } from '#mds/access';
+import { notFound } from '#mds/platform';
+import { findIntegration, listIntegrations } from '#mds/projections';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { CreateIntegrationRequest } from './create-integration.request.dto';
 import { RequirePermission } from './permissions';
 import { awaitReadModel } from './read-your-writes';
 
@@ -37,9 +37,8 @@ export class IntegrationsHttpController {
     },
   })
   @ApiOkResponse({ description: `\`{integration: ${INTEGRATION_FIELDS}}\`` })
-  async create(@Req() request: FastifyRequest, @Body() body: unknown): Promise<{ integration: IntegrationView }> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The body must be a JSON object {integration_name, parameters: {name, description}}');
-    const result: { integration: IntegrationView; position: number } = await this.commands.execute(new CreateIntegrationCommand(request.principal!, body as Record<string, unknown>, request.id));
+  async create(@Req() request: FastifyRequest, @Body() body: CreateIntegrationRequest): Promise<{ integration: IntegrationView }> {
+    const result: { integration: IntegrationView; position: number } = await this.commands.execute(new CreateIntegrationCommand(request.principal!, body, request.id));
     await awaitReadModel(this.runtime, 'access', result.position);
     return { integration: result.integration };
   }

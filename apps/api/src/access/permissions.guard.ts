@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { permissionsOf } from '../../../../libs/access/src';
-import { forbidden, unauthorized } from '../../../../libs/platform/src';
+import { permissionsOf } from '#mds/access';
+import { forbidden, unauthorized } from '#mds/platform';
 import { ACCESS_RULE, PASSWORD_LOGIN, type AccessRule } from './permissions';
 
 /** Role check per endpoint, after the authentication hook has found the caller. */

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { Permission, Principal } from '../../../../libs/access/src';
+import type { Permission, Principal } from '#mds/access';
 
 export const ACCESS_RULE = 'mds:access-rule';
 

@@ -1,5 +1,5 @@
-import type { Runtime } from '../../../../libs/runtime/src';
-import { waitForProjection, ProjectionTimeoutError } from '../../../../projections';
+import type { Runtime } from '#mds/runtime';
+import { waitForProjection, ProjectionTimeoutError } from '#mds/projections';
 
 /**
  * Waits until a projection has applied an append, so the client's next request sees it. The append

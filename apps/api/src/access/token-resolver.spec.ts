@@ -1,5 +1,5 @@
-import { generateAccessToken, hashAccessToken } from '../../../../libs/access/src';
-import type { TokenRecord } from '../../../../projections';
+import { generateAccessToken, hashAccessToken } from '#mds/access';
+import type { TokenRecord } from '#mds/projections';
 import { TokenResolver } from './token-resolver';
 
 describe('token resolver', () => {

@@ -1,6 +1,6 @@
-import type { Pool } from '../../../../libs/platform/src';
-import { hashAccessToken, isWellFormedToken } from '../../../../libs/access/src';
-import { findTokenByHash, type TokenRecord } from '../../../../projections';
+import type { Pool } from '#mds/platform';
+import { hashAccessToken, isWellFormedToken } from '#mds/access';
+import { findTokenByHash, type TokenRecord } from '#mds/projections';
 
 /**
  * Token hash → token record, through the access read model, with a short in-process cache so a busy

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ActivityModule } from '#mds/activity';
 import { EventsHttpController } from './events.http.controller';
 
-@Module({ controllers: [EventsHttpController] })
+@Module({ imports: [ActivityModule], controllers: [EventsHttpController] })
 export class ActivityHttpModule {}

@@ -1,24 +1,22 @@
 import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import type { ImportAnswer } from '../../../../libs/imports/src';
-import { invalidRequest } from '../../../../libs/platform/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { loadSettings } from '../../../../libs/settings/src';
-import { listEvents } from '../../../../projections';
+import { CommandBus } from '@nestjs/cqrs';
+import type { ImportAnswer } from '#mds/imports';
+import { invalidRequest } from '#mds/platform';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { currentSettings, listEvents } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { dataPage, dateBound, nextUrl } from '../imports/paging';
-import { upload } from '../imports/uploads';
-import { RUNTIME } from '../platform/tokens';
+import { uploadCommand } from '../imports/uploads';
 
 @ApiTags('events')
 @ApiBearerAuth()
 @Controller()
 export class EventsHttpController {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly commands: CommandBus,
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
@@ -28,8 +26,8 @@ export class EventsHttpController {
       'Each event needs type, date and one of customer_id, phone_number, email, customer_token, plus its type\'s fields (README: events). ' +
       'Custom types from the settings are accepted. `[{id, is_deleted: true}]` deletes events by the ids retrieval shows. Same run pattern as customers.',
   }, { oneOf: [{ type: 'object', properties: { events: { type: 'array', items: { type: 'object' } } } }, { type: 'array', items: { type: 'object' } }] })
-  async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
-    return upload('events', { store: this.store, runtime: this.runtime }, request, body);
+  upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return this.commands.execute(uploadCommand('events', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
@@ -47,7 +45,7 @@ export class EventsHttpController {
   @ApiOkResponse({ description: '`{events: [...], count, next_url}` (next_url absent on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'from', 'to']);
-    const { timezone } = (await loadSettings(this.store)).settings;
+    const { timezone } = await currentSettings(this.runtime);
     const cursor = after === undefined ? undefined : Number(after);
     if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
     const rows = await listEvents(this.runtime.pool, { limit, after: cursor, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { CatalogModule } from '#mds/catalog';
 import { ProductsHttpController } from './products.http.controller';
 
-@Module({ controllers: [ProductsHttpController] })
+@Module({ imports: [CatalogModule], controllers: [ProductsHttpController] })
 export class CatalogHttpModule {}

@@ -1,23 +1,22 @@
 import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import type { ImportAnswer } from '../../../../libs/imports/src';
-import { invalidRequest } from '../../../../libs/platform/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { listProducts } from '../../../../projections';
+import { CommandBus } from '@nestjs/cqrs';
+import type { ImportAnswer } from '#mds/imports';
+import { invalidRequest } from '#mds/platform';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { listProducts } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
-import { upload } from '../imports/uploads';
+import { uploadCommand } from '../imports/uploads';
 import { dataPage, nextUrl } from '../imports/paging';
-import { RUNTIME } from '../platform/tokens';
 
 @ApiTags('products')
 @ApiBearerAuth()
 @Controller()
 export class ProductsHttpController {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly commands: CommandBus,
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
@@ -25,8 +24,8 @@ export class ProductsHttpController {
     summary: 'Import products: `{products: [...]}` (also at /api/product/upload/). Same run pattern as customers.',
     description: 'Prices in cents; a row with `language` is that language variant of the product; rows of one product apply in order.',
   }, { type: 'object', properties: { products: { type: 'array', items: { type: 'object' } } } })
-  async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
-    return upload('products', { store: this.store, runtime: this.runtime }, request, body);
+  upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return this.commands.execute(uploadCommand('products', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).

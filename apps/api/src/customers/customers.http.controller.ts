@@ -1,24 +1,22 @@
 import { Body, Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import type { ImportAnswer } from '../../../../libs/imports/src';
-import { invalidRequest } from '../../../../libs/platform/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { loadSettings } from '../../../../libs/settings/src';
-import { listCustomers } from '../../../../projections';
+import { CommandBus } from '@nestjs/cqrs';
+import type { ImportAnswer } from '#mds/imports';
+import { invalidRequest } from '#mds/platform';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { currentSettings, listCustomers } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
-import { upload } from '../imports/uploads';
+import { uploadCommand } from '../imports/uploads';
 import { dataPage, dateBound, nextUrl } from '../imports/paging';
-import { RUNTIME } from '../platform/tokens';
 
 @ApiTags('customers')
 @ApiBearerAuth()
 @Controller()
 export class CustomersHttpController {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly commands: CommandBus,
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
@@ -29,8 +27,8 @@ export class CustomersHttpController {
       'No valid record → 400. `?atomic=true`: any record error fails the request. `Idempotency-Key`: a retry gets the first answer. ' +
       'The answer comes once the records are durably in the event log; GET /api/runs/{run_id}/ says when they are readable.',
   }, { type: 'object', properties: { customers: { type: 'array', items: { type: 'object' } } } })
-  async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
-    return upload('customers', { store: this.store, runtime: this.runtime }, request, body);
+  upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return this.commands.execute(uploadCommand('customers', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
@@ -48,7 +46,7 @@ export class CustomersHttpController {
   @ApiOkResponse({ description: '`{customers: [...], count, next_url}` (next_url absent on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'updated_since']);
-    const updatedSince = query.updated_since ? dateBound('updated_since', query.updated_since, (await loadSettings(this.store)).settings.timezone) : undefined;
+    const updatedSince = query.updated_since ? dateBound('updated_since', query.updated_since, (await currentSettings(this.runtime)).timezone) : undefined;
     const cursor = after === undefined ? undefined : Number(after);
     if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
     const page = await listCustomers(this.runtime.pool, { limit, after: cursor, filters, updatedSince });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { CustomersModule } from '#mds/customers';
 import { CustomersHttpController } from './customers.http.controller';
 
-@Module({ controllers: [CustomersHttpController] })
+@Module({ imports: [CustomersModule], controllers: [CustomersHttpController] })
 export class CustomersHttpModule {}

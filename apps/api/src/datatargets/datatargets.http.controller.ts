@@ -1,40 +1,42 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { CommandBus } from '@nestjs/cqrs';
 import {
-  changeDatatarget,
-  changeOutlet,
-  controlOutlet,
-  createDatatarget,
-  createOutlet,
-  deleteDatatarget,
-  deleteOutlet,
-  postMessages,
-} from '../../../../libs/datatargets/src';
-import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import { invalidRequest, notFound } from '../../../../libs/platform/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { findDatatarget, findOutlet, listDatatargets, outletLog, outletLogEntry, outletView, readMessages } from '../../../../projections';
+  ChangeDatatargetCommand,
+  ChangeOutletCommand,
+  ControlOutletCommand,
+  CreateDatatargetCommand,
+  CreateOutletCommand,
+  DeleteDatatargetCommand,
+  DeleteOutletCommand,
+  PostMessagesCommand,
+  type OperatorAction,
+  type PostedMessages,
+} from '#mds/datatargets';
+import { invalidRequest, notFound } from '#mds/platform';
+import { findDatatarget, findOutlet, listDatatargets, outletLog, outletLogEntry, outletView, readMessages } from '#mds/projections';
+import { RUNTIME, type Runtime } from '#mds/runtime';
 import { awaitReadModel } from '../access/read-your-writes';
 import { RequirePermission } from '../access/permissions';
-import { RUNTIME } from '../platform/tokens';
+import { ChangeDatatargetRequest, CreateDatatargetRequest, OutletLogQuery, RetrieveMessagesQuery } from './datatarget.request.dto';
+import { ChangeOutletRequest, ControlOutletRequest, CreateOutletRequest } from './outlet.request.dto';
+import { sentFields } from '../platform/request-validation';
 
 const DATATARGET_FIELDS = '{id, datatarget_type, datatype?, name, description, created_at, enabled, outlets, last_message_number}';
 const OUTLET_FIELDS = '{id, outlet_type, enabled, request: {url, method, headers, format, content}, is_batched, max_batch_size, min_request_interval, last_delivered_message_number, delivered_batch_count, signed, paused_reason, failing_since, next_attempt_at}';
 
-function whole(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw invalidRequest(`${name} must be a whole number from ${min} to ${max}`);
-  return n;
-}
+const ACTIONS: OperatorAction[] = ['pause', 'resume', 'retry', 'rewind'];
+
+/** An outlet's fields from its request DTO, as the outlet commands take them. */
+const outletInput = ({ request, ...rest }: CreateOutletRequest | ChangeOutletRequest) => ({ ...sentFields(rest), ...(request ? { request: sentFields(request) } : {}) });
 
 @ApiTags('datatargets')
 @ApiBearerAuth()
 @Controller('api/datatargets')
 export class DatatargetsHttpController {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly commands: CommandBus,
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
@@ -72,8 +74,8 @@ export class DatatargetsHttpController {
   @ApiOperation({ summary: 'Create a datatarget: `{datatarget_type: "messages", name, description?}` or `{datatarget_type: "datasync", datatype: customers|products|events|sales, name}`' })
   @ApiBody({ schema: { type: 'object', required: ['datatarget_type', 'name'], properties: { datatarget_type: { enum: ['messages', 'datasync'] }, name: { type: 'string' }, description: { type: 'string' }, datatype: { enum: ['customers', 'products', 'events', 'sales'] } } } })
   @ApiOkResponse({ description: `\`{datatarget: ${DATATARGET_FIELDS}}\`` })
-  async create(@Req() request: FastifyRequest, @Body() body: unknown) {
-    const { datatarget_id: id, position } = await createDatatarget(this.store, body, this.meta(request));
+  async create(@Req() request: FastifyRequest, @Body() body: CreateDatatargetRequest) {
+    const { datatarget_id: id, position } = await this.commands.execute(new CreateDatatargetCommand({ ...sentFields(body), datatarget_type: body.datatarget_type, name: body.name }, this.meta(request)));
     await this.settled(position);
     return { datatarget: await this.datatarget(id) };
   }
@@ -90,8 +92,8 @@ export class DatatargetsHttpController {
   @RequirePermission('datatargets:manage')
   @ApiOperation({ summary: 'Change `name`, `description`, or `enabled` (false pauses every outlet of the datatarget; posting still works)' })
   @ApiOkResponse({ description: `\`{datatarget: ${DATATARGET_FIELDS}}\`` })
-  async patch(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Body() body: unknown) {
-    await this.settled(await changeDatatarget(this.store, id, body, this.meta(request)));
+  async patch(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Body() body: ChangeDatatargetRequest) {
+    await this.settled(await this.commands.execute(new ChangeDatatargetCommand(id, sentFields(body), this.meta(request))));
     return { datatarget: await this.datatarget(id) };
   }
 
@@ -100,7 +102,7 @@ export class DatatargetsHttpController {
   @ApiOperation({ summary: 'Delete a datatarget and its outlets (its events stay in the log)' })
   @ApiOkResponse({ description: '`{deleted: true, id}`' })
   async remove(@Req() request: FastifyRequest, @Param('datatarget_id') id: string) {
-    await this.settled(await deleteDatatarget(this.store, id, this.meta(request)));
+    await this.settled(await this.commands.execute(new DeleteDatatargetCommand(id, this.meta(request))));
     return { deleted: true, id };
   }
 
@@ -111,8 +113,7 @@ export class DatatargetsHttpController {
   @ApiBody({ schema: { type: 'object', required: ['messages'], properties: { messages: { type: 'array', items: { type: 'object' } } } } })
   @ApiOkResponse({ description: '`{first_message_number, messages_count}`' })
   async post(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Body() body: unknown) {
-    const target = await this.datatarget(id);
-    const { first_message_number, messages_count, position } = await postMessages(this.store, id, body, { ...this.meta(request), datatargetType: target.datatarget_type });
+    const { first_message_number, messages_count, position }: PostedMessages = await this.commands.execute(new PostMessagesCommand(id, body, this.meta(request)));
     await this.settled(position);
     return { first_message_number, messages_count };
   }
@@ -123,11 +124,9 @@ export class DatatargetsHttpController {
   @ApiQuery({ name: 'after', required: false, type: Number })
   @ApiQuery({ name: 'limit', required: false, type: Number })
   @ApiOkResponse({ description: '`{last_message_number, messages}`; `{messages: []}` when there are none' })
-  async retrieve(@Param('datatarget_id') id: string, @Query() query: Record<string, string>) {
+  async retrieve(@Param('datatarget_id') id: string, @Query() query: RetrieveMessagesQuery) {
     await this.datatarget(id);
-    const after = whole('after', query.after, 0, 0, Number.MAX_SAFE_INTEGER);
-    const limit = whole('limit', query.limit, 100, 1, 10_000);
-    const rows = await readMessages(this.runtime.pool, id, after, limit);
+    const rows = await readMessages(this.runtime.pool, id, query.after ?? 0, query.limit ?? 100);
     if (rows.length === 0) return { messages: [] };
     return { last_message_number: Number(rows[rows.length - 1].number), messages: rows.map((r) => r.message) };
   }
@@ -140,11 +139,10 @@ export class DatatargetsHttpController {
     description: '`{(data)}` in `request.content` is replaced by the message (or the list of messages when is_batched). With a `secret`, requests are signed the Standard Webhooks way.',
   })
   @ApiOkResponse({ description: `\`{outlet: ${OUTLET_FIELDS}}\`` })
-  async createOutlet(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Body() body: unknown) {
+  async createOutlet(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Body() body: CreateOutletRequest) {
     await this.datatarget(id);
-    const { outlet_id: outletId, position } = await createOutlet(this.store, this.runtime.accessDeps.secrets, id, body, this.meta(request));
+    const { outlet_id: outletId, position } = await this.commands.execute(new CreateOutletCommand(id, outletInput(body), this.meta(request)));
     await this.settled(position);
-    await this.settled(await this.store.headPosition());
     return { outlet: outletView(await this.outlet(id, outletId)) };
   }
 
@@ -168,9 +166,9 @@ export class DatatargetsHttpController {
   @RequirePermission('datatargets:manage')
   @ApiOperation({ summary: 'Change an outlet: `request` fields, `is_batched`, `max_batch_size`, `min_request_interval`, `secret`; `enabled: false|true` pauses or resumes it' })
   @ApiOkResponse({ description: `\`{outlet: ${OUTLET_FIELDS}}\`` })
-  async patchOutlet(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Param('outlet_id') outletId: string, @Body() body: unknown) {
+  async patchOutlet(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Param('outlet_id') outletId: string, @Body() body: ChangeOutletRequest) {
     const current = await this.outlet(id, outletId);
-    await this.settled(await changeOutlet(this.store, this.runtime.accessDeps.secrets, current.definition, body, this.meta(request)));
+    await this.settled(await this.commands.execute(new ChangeOutletCommand(current.definition, outletInput(body), this.meta(request))));
     return { outlet: outletView(await this.outlet(id, outletId)) };
   }
 
@@ -180,7 +178,7 @@ export class DatatargetsHttpController {
   @ApiOkResponse({ description: '`{deleted: true, id}`' })
   async deleteOutlet(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Param('outlet_id') outletId: string) {
     const current = await this.outlet(id, outletId);
-    await this.settled(await deleteOutlet(this.store, current.definition, this.meta(request)));
+    await this.settled(await this.commands.execute(new DeleteOutletCommand(current.definition, this.meta(request))));
     return { deleted: true, id: outletId };
   }
 
@@ -192,15 +190,12 @@ export class DatatargetsHttpController {
   })
   @ApiBody({ required: false, schema: { type: 'object', properties: { to_message_number: { type: 'integer' } } } })
   @ApiOkResponse({ description: `\`{outlet: ${OUTLET_FIELDS}}\`` })
-  async control(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Param('outlet_id') outletId: string, @Param('action') action: string, @Body() body: unknown) {
-    if (!['pause', 'resume', 'retry', 'rewind'].includes(action)) throw notFound(`No outlet action "${action.slice(0, 30)}"; actions are pause, resume, retry, rewind`);
+  async control(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Param('outlet_id') outletId: string, @Param('action') action: string, @Body() body: ControlOutletRequest) {
+    if (!ACTIONS.includes(action as OperatorAction)) throw notFound(`No outlet action "${action.slice(0, 30)}"; actions are ${ACTIONS.join(', ')}`);
     await this.outlet(id, outletId);
-    let to: number | undefined;
-    if (action === 'rewind') {
-      to = (body as { to_message_number?: unknown } | undefined)?.to_message_number as number | undefined;
-      if (!Number.isSafeInteger(to) || to! < 1) throw invalidRequest('rewind needs {"to_message_number": N} with N ≥ 1');
-    }
-    await this.settled(await controlOutlet(this.store, outletId, action as 'pause' | 'resume' | 'retry' | 'rewind', this.meta(request), to));
+    const to = action === 'rewind' ? body.to_message_number : undefined;
+    if (action === 'rewind' && to === undefined) throw invalidRequest('rewind needs {"to_message_number": N} with N ≥ 1');
+    await this.settled(await this.commands.execute(new ControlOutletCommand(outletId, action as OperatorAction, this.meta(request), to)));
     return { outlet: outletView(await this.outlet(id, outletId)) };
   }
 
@@ -208,12 +203,11 @@ export class DatatargetsHttpController {
   @RequirePermission('datatargets:use')
   @ApiOperation({ summary: 'The outlet log: `limit` (default 100), `from` (an entry number), `order` ascending|descending (default descending)' })
   @ApiOkResponse({ description: '`{order, limit, total_count, next_url, entries: [{entry_number, entry_key, date, batch_number, batch_size, first_message_number | after_update, status, http_status, fail_reason, request_time_ms, http_request_available}]}`' })
-  async log(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Param('outlet_id') outletId: string, @Query() query: Record<string, string>) {
+  async log(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Param('outlet_id') outletId: string, @Query() query: OutletLogQuery) {
     await this.outlet(id, outletId);
-    const limit = whole('limit', query.limit, 100, 1, 10_000);
-    const from = query.from === undefined || query.from === '' ? undefined : whole('from', query.from, 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = query.limit ?? 100;
+    const { from } = query;
     const order = query.order ?? 'descending';
-    if (order !== 'ascending' && order !== 'descending') throw invalidRequest('order must be ascending or descending');
     const { total, entries } = await outletLog(this.runtime.pool, outletId, { limit: limit + 1, from, order });
     const page = entries.slice(0, limit);
     let next: string | null = null;
@@ -232,7 +226,9 @@ export class DatatargetsHttpController {
   @ApiOkResponse({ description: '`{entry: {..., http_request, http_reply}}`' })
   async logEntry(@Param('datatarget_id') id: string, @Param('outlet_id') outletId: string, @Param('entry_number') entryNumber: string) {
     await this.outlet(id, outletId);
-    const entry = await outletLogEntry(this.runtime.pool, outletId, whole('entry_number', entryNumber, 0, 1, Number.MAX_SAFE_INTEGER));
+    const number = /^\d{1,15}$/.test(entryNumber) ? Number(entryNumber) : 0;
+    if (number < 1) throw invalidRequest('entry_number must be a whole number from 1');
+    const entry = await outletLogEntry(this.runtime.pool, outletId, number);
     if (!entry) throw notFound(`No log entry ${entryNumber.slice(0, 20)}`);
     return { entry };
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { DatatargetsModule } from '#mds/datatargets';
 import { DatatargetsHttpController } from './datatargets.http.controller';
 
-@Module({ controllers: [DatatargetsHttpController] })
+@Module({ imports: [DatatargetsModule], controllers: [DatatargetsHttpController] })
 export class DatatargetsHttpModule {}

@@ -1,23 +1,16 @@
-import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import { runDataQuery, validateDataQuery, type DataQueryAnswer } from '../../../../libs/imports/src';
-import { invalidRequest } from '../../../../libs/platform/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { normalizeSaleState } from '../../../../libs/sales/src';
-import { countMatches, DATA_QUERY_TABLES } from '../../../../projections';
+import { RunDataQueryCommand, type DataQueryAnswer } from '#mds/imports';
+import { invalidRequest } from '#mds/platform';
 import { RequirePermission } from '../access/permissions';
-import { RUNTIME } from '../platform/tokens';
 
 @ApiTags('imports')
 @ApiBearerAuth()
 @Controller('api/data/query')
 export class DataQueryHttpController {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
-  ) {}
+  constructor(private readonly commands: CommandBus) {}
 
   @Post()
   @HttpCode(200)
@@ -32,21 +25,9 @@ export class DataQueryHttpController {
   @ApiHeader({ name: 'Idempotency-Key', required: false })
   @ApiBody({ schema: { type: 'object', required: ['datatype', 'match', 'update'], properties: { datatype: { enum: ['customers', 'products', 'events', 'sales'] }, match: { type: 'object' }, update: { type: 'object' } } } })
   @ApiOkResponse({ description: '`{run_id, matched}`' })
-  async query(@Req() request: FastifyRequest, @Body() body: unknown): Promise<DataQueryAnswer> {
-    const query = validateDataQuery(body, (datatype, key, value) => {
-      if (datatype !== 'sales' || key !== 'sale_state') return value;
-      if (typeof value !== 'string' || value.trim() === '') throw invalidRequest('update: sale_state must be a sale state such as COMPLETE or CANCELLED');
-      return normalizeSaleState(value).state;
-    });
+  query(@Req() request: FastifyRequest, @Body() body: unknown): Promise<DataQueryAnswer> {
     const key = request.headers['idempotency-key'];
     if (Array.isArray(key)) throw invalidRequest('send one Idempotency-Key');
-    const { answer } = await runDataQuery(this.store, {
-      query,
-      countMatches: (q) => countMatches(this.runtime.pool, q.match, DATA_QUERY_TABLES[q.datatype]),
-      idempotencyKey: key?.trim() || undefined,
-      caller: request.principal!.ownerId,
-      requestId: request.id,
-    });
-    return answer;
+    return this.commands.execute(new RunDataQueryCommand(body, request.principal!.ownerId, key?.trim() || undefined, request.id));
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { coerceDateTime, CoercionError } from '../../../../libs/imports/src';
-import { invalidRequest } from '../../../../libs/platform/src';
+import { coerceDateTime, CoercionError } from '#mds/imports';
+import { invalidRequest } from '#mds/platform';
 
 /** `limit` (default 100, max 10,000), `after` (an opaque cursor from next_url), the rest as equality filters on field names. */
 export function dataPage(query: Record<string, unknown>, reserved: string[]): { limit: number; after?: string; filters: Record<string, string> } {

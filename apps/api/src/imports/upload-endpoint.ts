@@ -1,6 +1,6 @@
 import { applyDecorators, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, type ApiOperationOptions } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+type SchemaObject = Extract<Parameters<typeof ApiBody>[0], { schema?: unknown }>['schema'] & object;
 import { RequirePermission } from '../access/permissions';
 
 /**

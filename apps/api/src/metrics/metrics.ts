@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { projectionStatuses } from '../../../../projections';
-import type { Runtime } from '../../../../libs/runtime/src';
+import { readSideStatus } from '#mds/projections';
+import type { Runtime } from '#mds/runtime';
 
 /** Prometheus metrics of one process: HTTP traffic, event log head, projection lag. */
 export class ServiceMetrics {
@@ -37,8 +37,8 @@ export class ServiceMetrics {
       registers: [this.registry],
       // Collected at scrape time from the database, so every process reports the same truth.
       async collect() {
-        const statuses = await projectionStatuses(runtime.pool, runtime.store, runtime.projections);
-        head.set(await runtime.store.headPosition());
+        const { head: position, statuses } = await readSideStatus(runtime, runtime.projections);
+        head.set(position);
         for (const s of statuses) {
           this.set({ projection: s.name }, s.lag);
           checkpoint.set({ projection: s.name }, s.checkpoint);

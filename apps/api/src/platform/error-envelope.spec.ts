@@ -1,5 +1,5 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
-import { AppError } from '../../../../libs/platform/src';
+import { AppError } from '#mds/platform';
 import { mapError } from './error-envelope';
 
 const req = { id: 'r1', method: 'GET', url: '/api/x/?access-token=t', headers: { 'content-type': 'text/csv' } };

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, formatSize, type ErrorBody, type Logger } from '../../../../libs/platform/src';
+import { AppError, formatSize, type ErrorBody, type Logger } from '#mds/platform';
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: 'invalid_request',

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import type { Logger } from '../../../../libs/platform/src';
+import type { Logger } from '#mds/platform';
 
 /** Routes Nest's own log lines into the structured pino log. */
 export class PinoNestLogger implements LoggerService {

@@ -1,3 +1,2 @@
-/** Injection tokens of what the composition root hands to the API's modules. */
-export const RUNTIME = Symbol('RUNTIME');
+/** Injection token of the process's Prometheus metrics (RUNTIME comes from #mds/runtime). */
 export const METRICS = Symbol('METRICS');

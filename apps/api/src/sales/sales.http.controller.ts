@@ -1,23 +1,21 @@
 import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import type { ImportAnswer } from '../../../../libs/imports/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { loadSettings } from '../../../../libs/settings/src';
-import { listSales } from '../../../../projections';
+import { CommandBus } from '@nestjs/cqrs';
+import type { ImportAnswer } from '#mds/imports';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { currentSettings, listSales } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { dataPage, dateBound, nextUrl } from '../imports/paging';
-import { upload } from '../imports/uploads';
-import { RUNTIME } from '../platform/tokens';
+import { uploadCommand } from '../imports/uploads';
 
 @ApiTags('sales')
 @ApiBearerAuth()
 @Controller()
 export class SalesHttpController {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly commands: CommandBus,
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
@@ -27,8 +25,8 @@ export class SalesHttpController {
       'Transaction-level fields apply whichever row carries them; a transaction needs sale_date and a customer identifier on some row (or from an earlier import). ' +
       'Re-importing a transaction replaces its rows. Unknown sale states are kept and listed in `warnings`. README: sales.',
   }, { type: 'object', properties: { sales: { type: 'array', items: { type: 'object' } } } })
-  async upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
-    return upload('sales', { store: this.store, runtime: this.runtime }, request, body);
+  upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+    return this.commands.execute(uploadCommand('sales', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
@@ -45,7 +43,7 @@ export class SalesHttpController {
   @ApiOkResponse({ description: '`{sales: [...], count, next_url}` (next_url absent on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'from', 'to']);
-    const { timezone } = (await loadSettings(this.store)).settings;
+    const { timezone } = await currentSettings(this.runtime);
     const rows = await listSales(this.runtime.pool, { limit, after, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });
     const sales = rows.map((r) => r.sale);
     const next = rows.length === limit ? nextUrl(request, rows[rows.length - 1].id) : undefined;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { SalesModule } from '#mds/sales';
 import { SalesHttpController } from './sales.http.controller';
 
-@Module({ controllers: [SalesHttpController] })
+@Module({ imports: [SalesModule], controllers: [SalesHttpController] })
 export class SalesHttpModule {}

@@ -2,9 +2,12 @@ import { Body, Controller, Get, Inject, Patch, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import { loadSettings, UpdateSettingsCommand, type Settings } from '../../../../libs/settings/src';
+import { currentSettings } from '#mds/projections';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { UpdateSettingsCommand, type Settings } from '#mds/settings';
 import { RequirePermission } from '../access/permissions';
+import { sentFields } from '../platform/request-validation';
+import { UpdateSettingsRequest } from './update-settings.request.dto';
 
 const SETTINGS_SCHEMA = {
   type: 'object',
@@ -23,7 +26,7 @@ const SETTINGS_SCHEMA = {
 export class SettingsHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
   @Get()
@@ -31,7 +34,7 @@ export class SettingsHttpController {
   @ApiOperation({ summary: 'The service settings: timezone (IANA, default UTC), default_country, default_currency, company_prefixes, custom_event_types' })
   @ApiOkResponse({ schema: { type: 'object', properties: { settings: SETTINGS_SCHEMA } } })
   async get(): Promise<{ settings: Settings }> {
-    return { settings: (await loadSettings(this.store)).settings };
+    return { settings: await currentSettings(this.runtime) };
   }
 
   @Patch()
@@ -39,7 +42,7 @@ export class SettingsHttpController {
   @ApiOperation({ summary: 'Change settings (admin). Only the keys sent change; unknown keys and invalid values are 400.' })
   @ApiBody({ schema: SETTINGS_SCHEMA })
   @ApiOkResponse({ schema: { type: 'object', properties: { settings: SETTINGS_SCHEMA } } })
-  async patch(@Req() request: FastifyRequest, @Body() body: unknown): Promise<{ settings: Settings }> {
-    return { settings: await this.commands.execute(new UpdateSettingsCommand(body, request.principal!.ownerId, request.id)) };
+  async patch(@Req() request: FastifyRequest, @Body() body: UpdateSettingsRequest): Promise<{ settings: Settings }> {
+    return { settings: await this.commands.execute(new UpdateSettingsCommand(sentFields(body), request.principal!.ownerId, request.id)) };
   }
 }

@@ -1,14 +1,7 @@
 import { Module } from '@nestjs/common';
-import { CqrsModule } from '@nestjs/cqrs';
-import { UpdateSettingsHandler } from '../../../../libs/settings/src';
-import { DataQueryHttpController } from '../imports/data-query.http.controller';
-import { RunsHttpController } from '../imports/runs.http.controller';
+import { SettingsModule } from '#mds/settings';
 import { SettingsHttpController } from './settings.http.controller';
 import { ShopsHttpController } from './shops.http.controller';
 
-@Module({
-  imports: [CqrsModule],
-  controllers: [SettingsHttpController, ShopsHttpController, RunsHttpController, DataQueryHttpController],
-  providers: [UpdateSettingsHandler],
-})
+@Module({ imports: [SettingsModule], controllers: [SettingsHttpController, ShopsHttpController] })
 export class SettingsHttpModule {}

@@ -1,15 +1,13 @@
 import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { EVENT_STORE, type EventStore } from '../../../../libs/event-store/src';
-import { recordsOf, type ImportAnswer } from '../../../../libs/imports/src';
-import type { Runtime } from '../../../../libs/runtime/src';
-import { shopImport } from '../../../../libs/settings/src';
-import { listShops } from '../../../../projections';
+import { CommandBus } from '@nestjs/cqrs';
+import type { ImportAnswer } from '#mds/imports';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { listShops } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
-import { RUNTIME } from '../platform/tokens';
-import { handleImport } from '../imports/import-answer';
+import { uploadCommand } from '../imports/uploads';
 import { dataPage, nextUrl } from '../imports/paging';
 
 @ApiTags('shops')
@@ -17,13 +15,13 @@ import { dataPage, nextUrl } from '../imports/paging';
 @Controller()
 export class ShopsHttpController {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly commands: CommandBus,
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
   @UploadEndpoint('POST', 'api/shops/upload', { summary: 'Import shops (store views): `{shops: [{external_id, name, ...}]}`. Partial acceptance; `?atomic=true`; `Idempotency-Key`.' }, { type: 'object', properties: { shops: { type: 'array', items: { type: 'object', properties: { external_id: { type: 'string' }, name: { type: 'string' } } } } } })
   upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
-    return handleImport(this.store, shopImport, request, recordsOf(body, 'shops'));
+    return this.commands.execute(uploadCommand('shops', request, body));
   }
 
   @Get('api/data/shops')

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, WrongExpectedRevisionError, type EventStore } from '../../../event-store/src';
-import { AppError, invalidRequest, unauthorized } from '../../../platform/src';
+import { EVENT_STORE, WrongExpectedRevisionError, type EventStore } from '#mds/event-store';
+import { AppError, invalidRequest, unauthorized } from '#mds/platform';
 import { ACCESS_DEPS, nowIso, userIdFor, type AccessDeps } from '../access.deps';
 import { userStream } from '../access.events';
 import { mintToken, tokenName, type MintedToken } from '../create-access-token/mint-token';

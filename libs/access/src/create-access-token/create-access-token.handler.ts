@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../../event-store/src';
-import { forbidden, invalidRequest, unprocessable } from '../../../platform/src';
+import { EVENT_STORE, type EventStore } from '#mds/event-store';
+import { forbidden, invalidRequest, unprocessable } from '#mds/platform';
 import { ACCESS_DEPS, nowIso, type AccessDeps } from '../access.deps';
 import { integrationStream } from '../access.events';
 import { permissionsOf } from '../roles';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventStore } from '../../../event-store/src';
+import type { EventStore } from '#mds/event-store';
 import { ACCESS_TOKEN_CREATED, tokenStream, type AccessTokenCreated } from '../access.events';
 import { generateAccessToken, hashAccessToken, tokenHint } from '../credentials/access-token';
 import type { Role } from '../roles';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, WrongExpectedRevisionError, type EventStore } from '../../../event-store/src';
-import { conflict, invalidRequest, unprocessable } from '../../../platform/src';
+import { EVENT_STORE, WrongExpectedRevisionError, type EventStore } from '#mds/event-store';
+import { conflict, invalidRequest, unprocessable } from '#mds/platform';
 import { ACCESS_DEPS, nowIso, type AccessDeps } from '../access.deps';
 import { DATASOURCE_CREATED, DATASOURCE_DATATYPES, integrationStream, type DatasourceCreated, type DatasourceDatatype } from '../access.events';
 import { CreateDatasourceCommand } from './create-datasource.command';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../../event-store/src';
-import { invalidRequest } from '../../../platform/src';
+import { EVENT_STORE, type EventStore } from '#mds/event-store';
+import { invalidRequest } from '#mds/platform';
 import { ACCESS_DEPS, type AccessDeps } from '../access.deps';
 import { INTEGRATION_CREATED, integrationStream, type IntegrationCreated } from '../access.events';
 import { CreateIntegrationCommand } from './create-integration.command';

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, WrongExpectedRevisionError, type EventStore } from '../../../event-store/src';
-import { conflict, invalidRequest } from '../../../platform/src';
+import { EVENT_STORE, WrongExpectedRevisionError, type EventStore } from '#mds/event-store';
+import { conflict, invalidRequest } from '#mds/platform';
 import { ACCESS_DEPS, nowIso, userIdFor, type AccessDeps } from '../access.deps';
 import { USER_CREATED, userStream, type UserCreated } from '../access.events';
 import { hashPassword } from '../credentials/password';

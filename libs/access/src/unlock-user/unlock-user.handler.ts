@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../../event-store/src';
-import { notFound } from '../../../platform/src';
+import { EVENT_STORE, type EventStore } from '#mds/event-store';
+import { notFound } from '#mds/platform';
 import { ACCESS_DEPS, nowIso, userIdFor, type AccessDeps } from '../access.deps';
 import { USER_UNLOCKED, userStream } from '../access.events';
 import { loadUser } from '../user.stream';

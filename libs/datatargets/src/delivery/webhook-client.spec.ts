@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, createServer as createNetServer, Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { eventually } from '../../../../test/support/eventually';
+import { eventually } from '#mds/testing/eventually';
 import { deliver, DeliveryOptions, destinationProblem, signPayload } from './index';
 import { parseRetryAfter } from './webhook-client';
 

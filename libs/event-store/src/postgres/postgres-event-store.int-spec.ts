@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
-import { createPool, PgNotifications, runMigrations } from '../../../platform/src';
-import { createTestDatabase } from '../../../../test/support/database';
+import { createPool, PgNotifications, runMigrations } from '#mds/platform';
+import { createTestDatabase } from '#mds/testing/database';
 import { eventStoreContract } from '../contract/event-store.contract';
 import { UpcasterRegistry } from '../upcasters';
 import { POSTGRES_EVENT_STORE_MIGRATIONS, PostgresEventStore } from './postgres-event-store';

@@ -1,5 +1,9 @@
-import { WrongExpectedRevisionError, type NewEvent } from '../../../libs/event-store/src';
-import type { Runtime } from '../../../libs/runtime/src';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '#mds/event-store';
+import { outletStateOf } from '../datatarget.decider';
+import { outletStream, type OutletState } from '../datatarget.events';
+
+/** An event of an outlet's stream as the worker makes it (a delivery attempt, or a pause after failing too long). */
+export type OutletStreamEvent = NewEvent;
 
 /** Attempts sent but not yet appended, at most: they are what a worker killed mid-delivery sends again. */
 export const MAX_UNRECORDED_BATCHES = 8;
@@ -19,7 +23,7 @@ export class AttemptLog {
   conflicted = false;
 
   constructor(
-    private readonly store: Runtime['store'],
+    private readonly store: EventStore,
     private readonly stream: string,
     private revision: number | 'no_stream',
     private readonly onRecorded: (delivered: number) => void,
@@ -70,4 +74,14 @@ export class AttemptLog {
       this.write();
     });
   }
+}
+
+/**
+ * Where an outlet's delivery stands (the state its stream's last event carries) and a log to append
+ * its next attempts at that revision: what a worker does when it takes an outlet, or after a conflict.
+ */
+export async function openAttemptLog(store: EventStore, outletId: string, onRecorded: (delivered: number) => void): Promise<{ state: OutletState; log: AttemptLog }> {
+  const stream = outletStream(outletId);
+  const [last] = await store.readStream(stream, { direction: 'backwards', limit: 1 });
+  return { state: outletStateOf(last), log: new AttemptLog(store, stream, last ? last.revision : 'no_stream', onRecorded) };
 }

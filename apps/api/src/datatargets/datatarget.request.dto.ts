@@ -1,0 +1,87 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { DATASYNC_DATATYPES } from '#mds/datatargets';
+import { WhenSent } from '../platform/request-validation';
+
+const NAME = 'name must be a non-empty string of at most 200 characters';
+const DESCRIPTION = 'description must be a string of at most 2000 characters';
+
+/** `POST /api/datatargets/`: `{datatarget_type: "messages", name, description?}` or a datasync one with its `datatype`. */
+export class CreateDatatargetRequest {
+  @IsIn(['messages', 'datasync'], { message: 'datatarget_type must be "messages" or "datasync"' })
+  datatarget_type!: 'messages' | 'datasync';
+
+  @IsString({ message: NAME })
+  @Matches(/\S/, { message: NAME })
+  @MaxLength(200, { message: NAME })
+  name!: string;
+
+  @IsOptional()
+  @IsString({ message: DESCRIPTION })
+  @MaxLength(2000, { message: DESCRIPTION })
+  description?: string;
+
+  @IsOptional()
+  @IsIn(DATASYNC_DATATYPES, { message: `datatype must be one of ${DATASYNC_DATATYPES.join(', ')}` })
+  datatype?: string;
+}
+
+/** `PATCH /api/datatargets/{id}/`: any of name, description, enabled. */
+export class ChangeDatatargetRequest {
+  @WhenSent()
+  @IsString({ message: NAME })
+  @Matches(/\S/, { message: NAME })
+  @MaxLength(200, { message: NAME })
+  name?: string;
+
+  @WhenSent()
+  @IsString({ message: DESCRIPTION })
+  @MaxLength(2000, { message: DESCRIPTION })
+  description?: string;
+
+  @WhenSent()
+  @IsBoolean({ message: 'enabled must be true or false' })
+  enabled?: boolean;
+}
+
+/** A query parameter that is a whole number from `min` to `max` (absent or empty: the route's default). */
+function WholeNumber(name: string, min: number, max: number): PropertyDecorator {
+  const message = `${name} must be a whole number from ${min} to ${max}`;
+  const decorators = [
+    IsOptional(),
+    Transform(({ value }) => (value === undefined || value === '' ? undefined : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value)),
+    IsInt({ message }),
+    Min(min, { message }),
+    Max(max, { message }),
+  ];
+  return (target, key) => decorators.forEach((d) => d(target, key));
+}
+
+/** Query parameters every route accepts besides its own (the token, for systems that can set nothing else). */
+class WithAccessToken {
+  @IsOptional()
+  @IsString({ message: 'access-token must be given once' })
+  'access-token'?: string;
+}
+
+/** `GET …/retrieve/?after=N&limit=L`. */
+export class RetrieveMessagesQuery extends WithAccessToken {
+  @WholeNumber('after', 0, Number.MAX_SAFE_INTEGER)
+  after?: number;
+
+  @WholeNumber('limit', 1, 10_000)
+  limit?: number;
+}
+
+/** `GET …/outlets/{id}/log/?limit=L&from=N&order=ascending|descending`. */
+export class OutletLogQuery extends WithAccessToken {
+  @WholeNumber('limit', 1, 10_000)
+  limit?: number;
+
+  @WholeNumber('from', 0, Number.MAX_SAFE_INTEGER)
+  from?: number;
+
+  @IsOptional()
+  @IsIn(['ascending', 'descending'], { message: 'order must be ascending or descending' })
+  order?: 'ascending' | 'descending';
+}

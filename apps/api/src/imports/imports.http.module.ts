@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { ImportsModule } from '#mds/imports';
+import { DataQueryHttpController } from './data-query.http.controller';
+import { RunsHttpController } from './runs.http.controller';
+
+@Module({ imports: [ImportsModule], controllers: [RunsHttpController, DataQueryHttpController] })
+export class ImportsHttpModule {}

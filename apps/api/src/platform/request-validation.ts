@@ -1,0 +1,88 @@
+import { ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
+import { getMetadataStorage, ValidateBy, ValidateIf, type ValidationError, type ValidationOptions } from 'class-validator';
+import { invalidRequest } from '#mds/platform';
+
+const UNKNOWN_KEYS = Symbol('mds:unknown-keys');
+
+/**
+ * How a request DTO names a key it does not know (default: `Unknown key "x"; allowed: a, b`), e.g.
+ * `Unknown setting "colour"` for the settings.
+ */
+export function UnknownKeys(message: (key: string, allowed: string[]) => string): ClassDecorator {
+  return (target) => Reflect.defineMetadata(UNKNOWN_KEYS, message, target);
+}
+
+/** Validated only when sent: unlike @IsOptional, `null` is checked (and refused) rather than skipped. */
+export const WhenSent = () => ValidateIf((_object, value) => value !== undefined);
+
+/** A rule of a context (a time zone, a country code …) as a class-validator constraint with our message. */
+export function Satisfies(rule: (value: unknown) => boolean, message: (value: unknown) => string, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy({ name: 'satisfies', validator: { validate: (value) => rule(value), defaultMessage: (args) => message(args?.value) } }, options);
+}
+
+function allowedKeys(target: object): string[] {
+  const metas = getMetadataStorage().getTargetValidationMetadatas(target.constructor, '', true, false);
+  return [...new Set(metas.map((m) => m.propertyName))];
+}
+
+/**
+ * The first problem of a request, as the error envelope says it: the field's path in the message
+ * (`request.url must be …`), unknown keys first (a misspelt key explains the rest).
+ */
+export function firstProblem(errors: ValidationError[], parents: string[] = []): string {
+  const flat: Array<{ path: string[]; error: ValidationError }> = [];
+  const walk = (list: ValidationError[], path: string[]) => {
+    for (const error of list) {
+      flat.push({ path: [...path, error.property], error });
+      if (error.children?.length) walk(error.children, [...path, error.property]);
+    }
+  };
+  walk(errors, parents);
+  const unknown = flat.find((f) => f.error.constraints?.whitelistValidation);
+  if (unknown) {
+    const { path, error } = unknown;
+    const key = path.join('.');
+    const describe = error.target ? (Reflect.getMetadata(UNKNOWN_KEYS, error.target.constructor) as ((k: string, a: string[]) => string) | undefined) : undefined;
+    const allowed = error.target ? allowedKeys(error.target) : [];
+    return describe ? describe(key.slice(0, 50), allowed) : `Unknown key "${key.slice(0, 50)}"; allowed: ${allowed.join(', ')}`;
+  }
+  const first = flat.find((f) => f.error.constraints && Object.keys(f.error.constraints).length > 0);
+  if (!first) return 'The request is invalid';
+  const message = Object.values(first.error.constraints!)[0];
+  // Constraint messages name the property; a nested one is named by its whole path.
+  const property = first.error.property;
+  const path = first.path.join('.');
+  return first.path.length > 1 && message.startsWith(`${property} `) ? `${path}${message.slice(property.length)}` : message;
+}
+
+/**
+ * Nest's ValidationPipe with class-transformer, strict: unknown keys are refused, nothing is
+ * converted implicitly (`"true"` is not a boolean), and every failure is a 400 `invalid_request`
+ * naming the field. A body that is not a JSON object is refused before the DTO sees it; no body is `{}`.
+ */
+export class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      stopAtFirstError: true,
+      validationError: { target: true, value: true },
+      exceptionFactory: (errors) => invalidRequest(firstProblem(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
+      if (value === undefined || value === null || value === '') value = {};
+      if (typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('The body must be a JSON object');
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+/** The fields a validated DTO was sent with, as a plain object (class-transformer leaves transformed absent keys as undefined). */
+export function sentFields<T extends object>(dto: T): Partial<T> {
+  return Object.fromEntries(Object.entries(dto).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

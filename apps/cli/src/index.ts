@@ -1,0 +1,2 @@
+export { serve, type Part } from './serve';
+export { buildCli } from './main';

@@ -1,0 +1,2 @@
+export { OutletWorker } from './outlet-worker';
+export { DeliveryWorker } from './delivery-worker';

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { IssueTokenWithPasswordHandler } from './authenticate-user/issue-token-with-password.handler';
+import { CreateAccessTokenHandler } from './create-access-token/create-access-token.handler';
+import { CreateDatasourceHandler } from './create-datasource/create-datasource.handler';
+import { CreateIntegrationHandler } from './create-integration/create-integration.handler';
+import { CreateUserHandler } from './create-user/create-user.handler';
+import { UnlockUserHandler } from './unlock-user/unlock-user.handler';
+
+/** The access context's command handlers (ACCESS_DEPS and the event store come from the composition root). */
+@Module({
+  imports: [CqrsModule],
+  providers: [CreateUserHandler, IssueTokenWithPasswordHandler, CreateAccessTokenHandler, CreateIntegrationHandler, CreateDatasourceHandler, UnlockUserHandler],
+})
+export class AccessModule {}

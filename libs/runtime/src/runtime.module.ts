@@ -1,0 +1,40 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { ACCESS_DEPS } from '#mds/access';
+import { KNOWN_EVENT_IDS } from '#mds/activity';
+import { EVENT_STORE } from '#mds/event-store';
+import { DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, type DataQueryUpdateRules } from '#mds/imports';
+import { SECRET_BOX } from '#mds/platform';
+import { readModelPorts } from '#mds/projections';
+import { KNOWN_SALE_TRANSACTIONS, saleUpdateRule } from '#mds/sales';
+import type { Runtime } from './runtime';
+
+/** Injection token of the composition root (controllers read the read models through its pool). */
+export const RUNTIME = Symbol('RUNTIME');
+
+/**
+ * Hands the composition root's parts to every Nest module: the event log for the command handlers,
+ * the secret box and access settings, and the read-model ports commands consult (answered by the
+ * projections' queries, so the contexts never import the read side).
+ */
+@Global()
+@Module({})
+export class RuntimeModule {
+  static forRoot(runtime: Runtime): DynamicModule {
+    const ports = readModelPorts(runtime);
+    const updateRules: DataQueryUpdateRules = { sales: saleUpdateRule };
+    return {
+      module: RuntimeModule,
+      providers: [
+        { provide: RUNTIME, useValue: runtime },
+        { provide: EVENT_STORE, useValue: runtime.store },
+        { provide: SECRET_BOX, useValue: runtime.accessDeps.secrets },
+        { provide: ACCESS_DEPS, useValue: runtime.accessDeps },
+        { provide: KNOWN_EVENT_IDS, useValue: ports.knownEventIds },
+        { provide: KNOWN_SALE_TRANSACTIONS, useValue: ports.knownSaleTransactions },
+        { provide: DATA_QUERY_MATCHES, useValue: ports.dataQueryMatches },
+        { provide: DATA_QUERY_UPDATE_RULES, useValue: updateRules },
+      ],
+      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES],
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import { readRun, type RunStatus } from '#mds/imports';
+import { liveGeneration } from '../runtime/catalog';
+import type { ReadDeps } from '../runtime/read-side';
+
+/** The read models each kind of import run feeds (a run is `completed` once all of them have passed it). */
+export const IMPORT_PROJECTIONS: Record<string, string[]> = {
+  shops: ['shops'],
+  customers: ['customers'],
+  products: ['products'],
+  // Events change customers (subscriptions) and may create products (linking); sales may create products.
+  events: ['events', 'customers', 'products'],
+  sales: ['sales', 'products'],
+};
+
+/** The read models a bulk update of each datatype changes. */
+export const QUERY_PROJECTIONS: Record<string, string[]> = { customers: ['customers'], products: ['products'], events: ['events'], sales: ['sales'] };
+
+/**
+ * An import run or bulk update as `GET /api/runs/{id}/` shows it: its header comes from the log (so a
+ * run is known the moment its append is answered), its state from the checkpoints of the read
+ * models it feeds. Undefined for an unknown run.
+ */
+export async function runStatus(read: ReadDeps, runId: string): Promise<RunStatus | undefined> {
+  const run = await readRun(read.store, runId);
+  if (!run) return undefined;
+  const fed = run.header.query ? QUERY_PROJECTIONS[run.header.query.datatype] : IMPORT_PROJECTIONS[run.header.kind];
+  const lives = await Promise.all((fed ?? []).map((p) => liveGeneration(read.pool, p)));
+  const completed = lives.length > 0 && lives.every((l) => l !== undefined && l.checkpoint >= run.lastPosition);
+  const { header } = run;
+  return {
+    run_id: header.run_id,
+    kind: header.kind,
+    state: completed ? 'completed' : 'scheduled',
+    received: header.received,
+    accepted: header.accepted,
+    rejected: header.rejected,
+    errors: header.errors,
+    warnings: header.warnings ?? [],
+    created_at: header.created_at,
+    // The projection's checkpoint time is when it passed the run (or later): an upper bound.
+    completed_at: completed ? lives.map((l) => l!.updatedAt).sort().at(-1)! : null,
+  };
+}

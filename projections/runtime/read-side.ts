@@ -1,0 +1,26 @@
+import type { EventStore } from '#mds/event-store';
+import type { Pool } from 'pg';
+import { waitForProjection, type CheckpointListener } from './consistency';
+
+/** What queries read from: the read models' database, and the log for what is read from it directly (settings, runs). */
+export interface ReadDeps {
+  pool: Pool;
+  store: EventStore;
+  notifications?: CheckpointListener;
+}
+
+/**
+ * A read-model lookup a command depends on (deleting event ids, a sale's earlier import): when the
+ * answer is incomplete, the read model may lag behind what the client was already told is stored,
+ * so it is asked again once the projection has reached the log's head (at most 5 s).
+ */
+export async function caughtUp<T>(read: ReadDeps, projection: string, lookup: () => Promise<T>, complete: (found: T) => boolean): Promise<T> {
+  const found = await lookup();
+  if (complete(found)) return found;
+  try {
+    await waitForProjection(read.pool, projection, await read.store.headPosition(), { timeoutMs: 5000, notifications: read.notifications });
+  } catch {
+    return found; // still behind: answer from what is there (the records are reported, not lost)
+  }
+  return lookup();
+}
