@@ -15,8 +15,9 @@ export class CreateAccessTokenRequest {
   owner_id?: string | null;
 
   @IsOptional()
-  @IsArray({ message: 'scopes must be a list of {method?, path}' })
   @ArrayMaxSize(100, { message: 'at most 100 scopes per token' })
+  // Decorators register bottom-up, and the first to fail is reported: the type check goes last.
+  @IsArray({ message: 'scopes must be a list of {method?, path}' })
   scopes?: unknown[] | null;
 
   @IsOptional()
