@@ -17,6 +17,7 @@ const BENCHES = [
   { script: 'outlet-delivery.bench.js', scenario: '6' },
   { script: 'projection-rebuild.bench.js', scenario: '4' },
   { script: 'retrieval.bench.js', scenario: '7' },
+  { script: 'record-validation.bench.js', scenario: 'validation' },
 ];
 
 function run(script: string): Promise<{ code: number | null; out: string; seconds: number }> {
