@@ -42,3 +42,39 @@ export async function waitForProjection(
     });
   }
 }
+
+/**
+ * For a projection that reads other read models while applying (campaign statistics read customers,
+ * sales, products): waits, inside its transaction, until the live generation of each of `upstream`
+ * has passed `position` (so they reflect everything up to the page being applied) and is at least the
+ * given version (a newer shape its SQL relies on). Reads of upstream tables after this see a state at
+ * or after the page's end; logs once in a while when an upstream projection is not running.
+ */
+export async function waitForUpstream(
+  tx: { query: (sql: string, params?: unknown[]) => Promise<{ rows: Array<Record<string, unknown>> }>; signal?: AbortSignal },
+  upstream: Record<string, number>,
+  position: number,
+  options: { pollMs?: number; timeoutMs?: number; warn?: (message: string, late: string[]) => void } = {},
+): Promise<void> {
+  const names = Object.keys(upstream);
+  const started = Date.now();
+  let warned = started;
+  // Bounded, so a projector asked to stop is not held by a page waiting for a projection that does
+  // not run: the page rolls back and is applied again when the runner restarts.
+  const deadline = started + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    const { rows } = await tx.query(`SELECT name, checkpoint, version FROM mds_projections WHERE state = 'live' AND name = ANY($1::text[])`, [names]);
+    const late = names.filter((n) => {
+      const row = rows.find((r) => r.name === n);
+      return !row || Number(row.checkpoint) < position || Number(row.version) < upstream[n];
+    });
+    if (late.length === 0) return;
+    if (tx.signal?.aborted) throw new ProjectionTimeoutError('stopped while waiting for read models');
+    if (Date.now() > deadline) throw new ProjectionTimeoutError(`read models ${late.join(', ')} did not reach position ${position} in time`);
+    if (Date.now() - warned > 30_000) {
+      warned = Date.now();
+      options.warn?.(`waiting ${Math.round((warned - started) / 1000)} s for read models to reach position ${position}`, late);
+    }
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 20));
+  }
+}

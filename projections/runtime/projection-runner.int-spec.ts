@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { Pool } from 'pg';
 import { openTestRuntime, type TestRuntime } from '#mds/testing/runtime';
 import { eventually } from '#mds/testing/eventually';
@@ -119,6 +120,19 @@ describe('projection runtime', () => {
     await waitForProjection(rt.pool, 'tally', second, { notifications: rt.notifications });
     await tallyMatchesLog(rt);
     expect((await rt.pool.query('SELECT sum(events)::int AS n FROM tally')).rows[0].n).toBe(200);
+  });
+
+  it('keeps no listener per lease retry: a standby projector waits for days', async () => {
+    const a = projector();
+    const b = projector();
+    await a.start();
+    await eventually(() => a.held().length === 2);
+    await b.start();
+    // Lease retries every 50 ms: 20 of them, each a sleep on the worker's abort signal.
+    await new Promise((r) => setTimeout(r, 1000));
+    const workers = (b as unknown as { workers: Array<{ abort: AbortController }> }).workers;
+    expect(workers.length).toBe(2);
+    for (const w of workers) expect(getEventListeners(w.abort.signal, 'abort').length).toBeLessThanOrEqual(1);
   });
 
   it('rebuilds beside the live generation when the projection version changes, then switches', async () => {

@@ -48,7 +48,7 @@ export async function releaseLease(client: Client, key: string): Promise<void> {
  * update is a compare-and-set on the checkpoint the page was read after: if anyone else moved it, or
  * the generation was retired by a switch, nothing is committed and the caller reloads.
  */
-export async function applyPage(client: Client, projection: Projection, gen: Generation, page: ReadAllPage): Promise<boolean> {
+export async function applyPage(client: Client, projection: Projection, gen: Generation, page: ReadAllPage, signal?: AbortSignal): Promise<boolean> {
   const move = moveCheckpointCall(projection, gen, page.position);
   try {
     if (page.events.length === 0) {
@@ -57,7 +57,7 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
     } else {
       await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
       try {
-        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
+        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal });
         // Compare-and-set and COMMIT in one round trip.
         await client.query(`${move}; COMMIT`);
       } catch (err) {
@@ -106,15 +106,16 @@ async function readAndApply(
   gen: Generation,
   state: { allData: boolean },
   page?: ReadAllPage,
+  signal?: AbortSignal,
 ): Promise<{ page: ReadAllPage; applied: boolean }> {
   page ??= await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, state.allData);
   try {
-    return { page, applied: await applyPage(client, projection, gen, page) };
+    return { page, applied: await applyPage(client, projection, gen, page, signal) };
   } catch (err) {
     if (!(err instanceof EventDataNeeded) || state.allData) throw err;
     state.allData = true;
     page = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, true);
-    return { page, applied: await applyPage(client, projection, gen, page) };
+    return { page, applied: await applyPage(client, projection, gen, page, signal) };
   }
 }
 
@@ -197,14 +198,14 @@ export async function rebuildProjection(
       if (!read || read.position === gen.checkpoint) read = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, data.allData);
       if (read.position === gen.checkpoint) break;
       if (read.events.length > 0) readAhead(read.position);
-      const { page, applied } = await readAndApply(client, deps, projection, gen, data, read);
+      const { page, applied } = await readAndApply(client, deps, projection, gen, data, read, options.signal);
       if (!applied) throw new Error(`generation ${gen.generation} of ${projection.name} was changed by another process`);
       events += page.events.length;
       if (gen.checkpoint >= head) head = await deps.store.headPosition();
       report();
       if (page.events.length < deps.batchSize && gen.checkpoint >= head) break;
     }
-    const retired = await switchTo(client, deps, projection, gen);
+    const retired = await switchTo(client, deps, projection, gen, options.signal);
     report(true);
     await dropRetiredGenerations(deps.pool, projection.name);
     return { generation: gen.generation, retired, events, seconds: (Date.now() - started) / 1000 };
@@ -213,7 +214,7 @@ export async function rebuildProjection(
   }
 }
 
-async function switchTo(client: Client, deps: RunnerDeps, projection: Projection, gen: Generation): Promise<number | undefined> {
+async function switchTo(client: Client, deps: RunnerDeps, projection: Projection, gen: Generation, signal?: AbortSignal): Promise<number | undefined> {
   await client.query('BEGIN');
   try {
     const live = await liveGeneration(client as never, projection.name, true);
@@ -223,7 +224,7 @@ async function switchTo(client: Client, deps: RunnerDeps, projection: Projection
       const page = await readPage(deps.store, projection, checkpoint, deps.batchSize, true);
       if (page.position === checkpoint) break;
       if (page.events.length > 0) {
-        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position });
+        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal });
       }
       checkpoint = page.position;
     }
@@ -277,8 +278,14 @@ export class ProjectionWorker {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.abort.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      // The listener goes with the timer: a standby projector sleeps every lease retry, for days.
+      const done = () => {
+        clearTimeout(t);
+        this.abort.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      this.abort.signal.addEventListener('abort', done, { once: true });
     });
   }
 
@@ -341,7 +348,7 @@ export class ProjectionWorker {
               continue;
             }
             // The page was read from the cursor, which may be past the checkpoint by empty pages only.
-            if (!(await readAndApply(client, this.deps, this.projection, gen, this.data, page)).applied) break;
+            if (!(await readAndApply(client, this.deps, this.projection, gen, this.data, page, this.abort.signal)).applied) break;
             cursor = gen.checkpoint;
             persistedAt = Date.now();
             continue;

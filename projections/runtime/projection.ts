@@ -8,6 +8,8 @@ export interface ProjectionTx {
   schema: string;
   /** Checkpoint this batch commits: the position the read went up to. */
   position: number;
+  /** Aborted when the runner stops: an apply that waits (for other read models) gives up. */
+  signal?: AbortSignal;
 }
 
 export interface Projection {
