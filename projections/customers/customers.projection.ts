@@ -16,7 +16,8 @@ import { applyImports } from './merge/merge-waves';
 export const customersProjection: Projection = {
   name: 'customers',
   // 5: waves as runs in log order ending at a forgetting (read models built by 4 could differ where records waited).
-  version: 5,
+  // 6: forgotten identifiers remember whose they were (campaign statistics keep a forgotten buyer's sales).
+  version: 6,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,

@@ -109,14 +109,16 @@ export const NEEDS_MERGE = (rec: string) =>
 
 export function waveStatements(wave: string): { forgetting: string; update: string; insert: string } {
   return {
-    // Forgetting: remember the hashes of every identifier the customer had or is sent with.
-    forgetting: `INSERT INTO forgotten_identifiers (kind, hash)
-      SELECT DISTINCT k, identifier_hash(v) FROM (
-        SELECT w.ext AS e, w.phone AS p, w.email AS m, c.external_id AS ce, c.phone AS cp, c.email AS cm
+    // Forgetting: remember the hashes of every identifier the customer had or is sent with, and whose
+    // they were (the customer found, or the one the insert below makes with the record's ord), so what
+    // named them (a sale, a campaign event) still belongs to that customer, whose row stays, empty.
+    forgetting: `INSERT INTO forgotten_identifiers (kind, hash, customer_id)
+      SELECT DISTINCT ON (k, identifier_hash(v)) k, identifier_hash(v), id FROM (
+        SELECT coalesce(w.target, w.ord) AS id, w.ext AS e, w.phone AS p, w.email AS m, c.external_id AS ce, c.phone AS cp, c.email AS cm
           FROM ${wave} w LEFT JOIN customers c ON c.customer_id = w.target
          WHERE (w.rec->>'is_forgotten')::boolean IS TRUE) s,
       LATERAL (VALUES ('external_id', e), ('phone', p), ('email', m), ('external_id', ce), ('phone', cp), ('email', cm)) AS ids(k, v)
-      WHERE v IS NOT NULL ON CONFLICT DO NOTHING`,
+      WHERE v IS NOT NULL ORDER BY k, identifier_hash(v), id ON CONFLICT DO NOTHING`,
     update: `UPDATE customers c SET
         data = CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
         external_id = CASE WHEN forget THEN NULL ELSE merged->>'external_id' END,
