@@ -20,6 +20,7 @@ import { datasyncProjection } from './datasync/datasync.projection';
 import { productsProjection } from './products/products.projection';
 import { shopsProjection } from './shops/shops.projection';
 import { streamsProjection } from './streams/streams.projection';
+import { campaignsProjection } from './campaigns/campaigns.projection';
 
 export * from './runtime/projection';
 export * from './runtime/catalog';
@@ -46,6 +47,8 @@ export * from './runtime/data-query-sql';
 export { datatargetsProjection, OUTLETS_CHANNEL } from './datatargets/datatargets.projection';
 export { datasyncProjection } from './datasync/datasync.projection';
 export * from './datatargets/datatargets.queries';
+export { campaignsProjection } from './campaigns/campaigns.projection';
+export { listCampaigns, type CampaignCursor } from './campaigns/campaigns.queries';
 
 /** The read model a bulk update (POST /api/data/query/) of each datatype reaches. */
 export const DATA_QUERY_TABLES: Record<DataQuery['datatype'], QueryTable> = {
@@ -56,7 +59,7 @@ export const DATA_QUERY_TABLES: Record<DataQuery['datatype'], QueryTable> = {
 };
 
 /** Every read model of the service. Later contexts add theirs here. */
-export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection, eventsProjection, salesProjection, datatargetsProjection, datasyncProjection];
+export const PROJECTIONS: Projection[] = [streamsProjection, accessProjection, shopsProjection, customersProjection, productsProjection, eventsProjection, salesProjection, campaignsProjection, datatargetsProjection, datasyncProjection];
 
 /** The settings as they stand (read from the `settings` stream: a handful of events). */
 export async function currentSettings(read: ReadDeps): Promise<Settings> {

@@ -10,6 +10,9 @@ export const IMPORT_PROJECTIONS: Record<string, string[]> = {
   // Events change customers (subscriptions) and may create products (linking); sales may create products.
   events: ['events', 'customers', 'products'],
   sales: ['sales', 'products'],
+  // A campaign run is complete once the statistics include it.
+  campaigns: ['campaigns'],
+  campaign_events: ['campaigns'],
 };
 
 /** The read models a bulk update of each datatype changes. */

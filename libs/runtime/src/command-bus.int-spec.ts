@@ -3,11 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { CommandBus, CqrsModule } from '@nestjs/cqrs';
 import { AccessModule } from '#mds/access';
 import { ActivityModule, EVENTS_IMPORTED, ImportEventsCommand } from '#mds/activity';
+import { CAMPAIGN_EVENTS_IMPORTED, CAMPAIGNS_IMPORTED, CampaignsModule, ImportCampaignEventsCommand, ImportCampaignsCommand } from '#mds/campaigns';
 import { CatalogModule, ImportProductsCommand } from '#mds/catalog';
 import { CUSTOMERS_IMPORTED, CustomersModule, ImportCustomersCommand } from '#mds/customers';
 import { CreateDatatargetCommand, DATATARGET_CREATED, datatargetStream, DatatargetsModule, PostMessagesCommand } from '#mds/datatargets';
 import { DATA_QUERY_ACCEPTED, IMPORT_RUN_ACCEPTED, importStream, ImportsModule, RunDataQueryCommand, type ImportAnswer, type ImportRequest } from '#mds/imports';
-import { customersProjection, eventsProjection, salesProjection, waitForProjection } from '#mds/projections';
+import { customersProjection, ensureProjectionTables, eventsProjection, salesProjection, waitForProjection } from '#mds/projections';
 import { ImportSalesCommand, SalesModule } from '#mds/sales';
 import { ImportShopsCommand, loadSettings, SettingsModule, UpdateSettingsCommand } from '#mds/settings';
 import { openProjectingRuntime, type TestRuntime } from '#mds/testing/runtime';
@@ -22,7 +23,9 @@ describe('commands through the CommandBus', () => {
 
   beforeAll(async () => {
     rt = await openProjectingRuntime({ projections: [customersProjection, eventsProjection, salesProjection] });
-    @Module({ imports: [RuntimeModule.forRoot(rt), CqrsModule.forRoot(), AccessModule, SettingsModule, ImportsModule, CustomersModule, CatalogModule, ActivityModule, SalesModule, DatatargetsModule] })
+    // As the API does before its first request: the read models the ports query exist, projector started or not.
+    await ensureProjectionTables(rt.pool, rt.projections);
+    @Module({ imports: [RuntimeModule.forRoot(rt), CqrsModule.forRoot(), AccessModule, SettingsModule, ImportsModule, CustomersModule, CatalogModule, ActivityModule, SalesModule, CampaignsModule, DatatargetsModule] })
     class Root {}
     app = await NestFactory.createApplicationContext(Root, { logger: false });
     bus = app.get(CommandBus);
@@ -40,6 +43,8 @@ describe('commands through the CommandBus', () => {
     ['events', () => new ImportEventsCommand(request([{ type: 'BROWSE', date: '2026-01-01', email: 'c1@example.com', path: '/' }])), EVENTS_IMPORTED],
     ['sales', () => new ImportSalesCommand(request([{ sale_external_id: 'S-1', sale_date: '2026-01-01', sale_email: 'c1@example.com', product_id: 'P-1', unit_price: 100, quantity: 1 }])), 'SalesImported'],
     ['shops', () => new ImportShopsCommand(request([{ external_id: 'eu', name: 'EU' }])), 'ShopsImported'],
+    ['campaigns', () => new ImportCampaignsCommand(request([{ campaign_key: 'WELCOME', kind: 'automated-email', state: 'active' }])), CAMPAIGNS_IMPORTED],
+    ['campaign_events', () => new ImportCampaignEventsCommand(request([{ campaign_key: 'WELCOME', type: 'sent', date: '2026-01-01', email: 'c1@example.com' }])), CAMPAIGN_EVENTS_IMPORTED],
   ])('imports %s: one run header and its chunk appended to import-<run_id>, with the caller in the metadata', async (kind, command, chunkType) => {
     const answer: ImportAnswer = await bus.execute(command());
     expect(answer).toMatchObject({ response: 'ok', accepted: 1, rejected: 0 });

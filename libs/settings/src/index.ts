@@ -5,3 +5,4 @@ export { UpdateSettingsHandler } from './update-settings/update-settings.handler
 export { ImportShopsCommand } from './import-shops/import-shops.command';
 export { ImportShopsHandler } from './import-shops/import-shops.handler';
 export { SettingsModule } from './settings.module';
+export { ImportUnderSettings } from './import-under-settings';

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ImportEventsCommand } from '#mds/activity';
+import { ImportCampaignEventsCommand, ImportCampaignsCommand } from '#mds/campaigns';
 import { ImportProductsCommand } from '#mds/catalog';
 import { ImportCustomersCommand } from '#mds/customers';
 import { coerceBoolean, recordsOf, type ImportRequest } from '#mds/imports';
@@ -25,6 +26,8 @@ const UPLOAD_ROUTES: Record<string, UploadRoute> = {
   events: { bodyKey: 'events', allowBareList: true, command: (r) => new ImportEventsCommand(r) },
   sales: { bodyKey: 'sales', allowBareList: false, command: (r) => new ImportSalesCommand(r) },
   shops: { bodyKey: 'shops', allowBareList: false, command: (r) => new ImportShopsCommand(r) },
+  campaigns: { bodyKey: 'campaigns', allowBareList: false, command: (r) => new ImportCampaignsCommand(r) },
+  campaign_events: { bodyKey: 'events', allowBareList: false, command: (r) => new ImportCampaignEventsCommand(r) },
 };
 
 /** The import command of a request: its records, `?atomic`, `Idempotency-Key`, the caller. */

@@ -1,8 +1,7 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, type EventStore } from '#mds/event-store';
-import { runImport, type ImportAnswer } from '#mds/imports';
-import { loadSettings } from '#mds/settings';
+import { ImportUnderSettings, type Settings } from '#mds/settings';
 import { eventImport } from '../event-import';
 import { ImportEventsCommand } from './import-events.command';
 
@@ -11,19 +10,19 @@ export const KNOWN_EVENT_IDS = Symbol('KNOWN_EVENT_IDS');
 export type KnownEventIds = (ids: number[]) => Promise<Set<number>>;
 
 /**
- * Validates the events under the current settings, assigns new events their ids (a reservation in
- * `sequence-events`), checks that deleted ids exist, and appends the run in one append.
+ * Events are validated under the current settings (types, zones, phones); new ones get their ids
+ * (a reservation in `sequence-events`) and deletions must name events that exist.
  */
 @CommandHandler(ImportEventsCommand)
-export class ImportEventsHandler implements ICommandHandler<ImportEventsCommand, ImportAnswer> {
+export class ImportEventsHandler extends ImportUnderSettings<ImportEventsCommand> {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(EVENT_STORE) store: EventStore,
     @Inject(KNOWN_EVENT_IDS) private readonly knownEventIds: KnownEventIds,
-  ) {}
+  ) {
+    super(store);
+  }
 
-  async execute({ request }: ImportEventsCommand): Promise<ImportAnswer> {
-    const { settings } = await loadSettings(this.store);
-    const kind = eventImport(settings, { store: this.store, actor: request.caller, knownEventIds: this.knownEventIds });
-    return (await runImport(this.store, kind, request)).answer;
+  protected kind(settings: Settings, { request }: ImportEventsCommand) {
+    return eventImport(settings, { store: this.store, actor: request.caller, knownEventIds: this.knownEventIds });
   }
 }

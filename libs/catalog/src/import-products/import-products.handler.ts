@@ -1,18 +1,18 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, type EventStore } from '#mds/event-store';
-import { runImport, type ImportAnswer } from '#mds/imports';
-import { loadSettings } from '#mds/settings';
+import { ImportUnderSettings, type Settings } from '#mds/settings';
 import { productImport } from '../product-import';
 import { ImportProductsCommand } from './import-products.command';
 
-/** Validates the rows under the current settings and appends the run (`import-<run_id>`) in one append. */
+/** Product rows are validated under the current settings (dates' zone). */
 @CommandHandler(ImportProductsCommand)
-export class ImportProductsHandler implements ICommandHandler<ImportProductsCommand, ImportAnswer> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+export class ImportProductsHandler extends ImportUnderSettings<ImportProductsCommand> {
+  constructor(@Inject(EVENT_STORE) store: EventStore) {
+    super(store);
+  }
 
-  async execute({ request }: ImportProductsCommand): Promise<ImportAnswer> {
-    const { settings } = await loadSettings(this.store);
-    return (await runImport(this.store, productImport(settings), request)).answer;
+  protected kind(settings: Settings) {
+    return productImport(settings);
   }
 }

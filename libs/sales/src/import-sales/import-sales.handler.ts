@@ -1,8 +1,7 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, type EventStore } from '#mds/event-store';
-import { runImport, type ImportAnswer } from '#mds/imports';
-import { loadSettings } from '#mds/settings';
+import { ImportUnderSettings, type Settings } from '#mds/settings';
 import { saleImport, type SaleImportDeps } from '../sale-import';
 import { ImportSalesCommand } from './import-sales.command';
 
@@ -10,16 +9,17 @@ import { ImportSalesCommand } from './import-sales.command';
 export const KNOWN_SALE_TRANSACTIONS = Symbol('KNOWN_SALE_TRANSACTIONS');
 export type KnownSaleTransactions = SaleImportDeps['knownTransactions'];
 
-/** Validates the rows, combines them into transactions (checked whole: date, customer, currency) and appends the run. */
+/** Rows are validated under the current settings and combined into transactions, each checked whole (date, customer, currency). */
 @CommandHandler(ImportSalesCommand)
-export class ImportSalesHandler implements ICommandHandler<ImportSalesCommand, ImportAnswer> {
+export class ImportSalesHandler extends ImportUnderSettings<ImportSalesCommand> {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(EVENT_STORE) store: EventStore,
     @Inject(KNOWN_SALE_TRANSACTIONS) private readonly knownTransactions: KnownSaleTransactions,
-  ) {}
+  ) {
+    super(store);
+  }
 
-  async execute({ request }: ImportSalesCommand): Promise<ImportAnswer> {
-    const { settings } = await loadSettings(this.store);
-    return (await runImport(this.store, saleImport(settings, { knownTransactions: this.knownTransactions }), request)).answer;
+  protected kind(settings: Settings) {
+    return saleImport(settings, { knownTransactions: this.knownTransactions });
   }
 }

@@ -1,0 +1,144 @@
+/**
+ * The SQL of campaign statistics: who a campaign event or a sale stands for (PERSON), and the
+ * statistics of a set of campaigns computed from the read models as they stand (STATS). The README's
+ * "Campaign statistics" section defines each figure in words, with a worked example.
+ */
+
+/** sha256 hex, as forgotten_identifiers keeps identifiers (the customers projection's identifier_hash). */
+const hash = (expr: string) => `encode(sha256(convert_to(${expr}, 'UTF8')), 'hex')`;
+
+/**
+ * The person of a record naming these identifiers (SQL expressions, possibly NULL): the customer they
+ * find as imports find one (external_id, then phone, then e-mail, then cb_token; the oldest customer
+ * when several share one), a forgotten identifier counting as its customer still (the row stays,
+ * emptied); else the identifier itself (`x`/`p`/`m`/`t` and its hash), so an unknown e-mail in a sent
+ * event and in a sale is one person, without the e-mail in the key.
+ */
+export const PERSON = (ext: string, phone: string, email: string, token: string) => `coalesce(
+    (SELECT 'c' || c.customer_id FROM customers c WHERE c.external_id = ${ext}),
+    (SELECT 'c' || min(f.customer_id) FROM forgotten_identifiers f WHERE f.kind = 'external_id' AND f.hash = ${hash(ext)}),
+    (SELECT 'c' || min(c.customer_id) FROM customers c WHERE c.phone = ${phone}),
+    (SELECT 'c' || min(f.customer_id) FROM forgotten_identifiers f WHERE f.kind = 'phone' AND f.hash = ${hash(phone)}),
+    (SELECT 'c' || min(c.customer_id) FROM customers c WHERE c.email = ${email}),
+    (SELECT 'c' || min(f.customer_id) FROM forgotten_identifiers f WHERE f.kind = 'email' AND f.hash = ${hash(email)}),
+    (SELECT 'c' || min(c.customer_id) FROM customers c WHERE c.data->>'cb_token' = ${token} AND c.data ? 'cb_token'),
+    'x' || ${hash(ext)}, 'p' || ${hash(phone)}, 'm' || ${hash(email)}, 't' || ${hash(token)})`;
+
+/** Timestamps as the API writes them (UTC, milliseconds, Z). */
+const iso = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The seven event names of `stats.events`, in the spec's order, from the types imported. */
+const EVENT_NAMES = `(VALUES (1, 'sent', 'sent'), (2, 'delivered', 'delivered'), (3, 'open', 'opens'), (4, 'click', 'clicks'),
+    (5, 'unsubscribe', 'unsubscribes'), (6, 'spam_report', 'spam_reports'), (7, 'bounce', 'bounces')) AS n(ord, type, name)`;
+
+/**
+ * The statistics of the campaigns whose keys are `$1` (text[]): one row each with its activation,
+ * `stats` (null for draft and EXT campaigns), when its inputs last changed (log time), and the sales
+ * and products it counted.
+ * - Events count once per (campaign, person, type, time). The audience is the persons with a `sent`
+ *   event; per member: any event besides sent (`with_events`), a bounce and nothing delivered, opened
+ *   or clicked (`unreachable`), reached but no open, click, unsubscribe or spam report (`no_reaction`).
+ * - Counted sales: transactions of audience members, not deleted, whose state counts (not CANCELLED or
+ *   CLOSED), dated (UTC) from the activation date to 30 days after, both included. A sale converts
+ *   when its buyer opened or clicked the campaign at or before it.
+ * - Rows: units and revenue as stored (cents of the default currency); a returned row (tag CANCELED)
+ *   counts 0; a row's product is its product_id or the product its sku/ean is linked to; the
+ *   campaign's products are its product_ids; categories by the product's first category.
+ */
+export const STATS = `WITH c AS (
+  SELECT cp.campaign_key, cp.data, cp.updated_at,
+         coalesce((cp.data->>'activated_at')::timestamptz,
+                  (SELECT min(e.at) FROM campaign_events e WHERE e.campaign_key = cp.campaign_key AND e.type = 'sent')) AS activation,
+         lower(coalesce(cp.data->>'state', '')) = 'draft' OR upper(coalesce(cp.data->>'kind', '')) = 'EXT' AS no_stats,
+         coalesce(cp.data->>'automated' = 'true', false) AS automated,
+         ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(cp.data->'product_ids') = 'array' THEN cp.data->'product_ids' ELSE '[]' END)) AS own
+    FROM campaigns cp WHERE cp.campaign_key = ANY($1::text[])
+), w AS (
+  SELECT c.*, (c.activation AT TIME ZONE 'UTC')::date AS first_day FROM c
+), ev AS (
+  SELECT DISTINCT e.campaign_key, e.person, e.type, e.at FROM campaign_events e JOIN c USING (campaign_key)
+), counts AS (
+  SELECT campaign_key, jsonb_object_agg(type, n) AS n FROM (SELECT campaign_key, type, count(*) AS n FROM ev GROUP BY 1, 2) x GROUP BY 1
+), logged AS (
+  SELECT e.campaign_key, max(e.logged_at) AS at FROM campaign_events e JOIN c USING (campaign_key) GROUP BY 1
+), people AS (
+  SELECT campaign_key, person, bool_or(type <> 'sent') AS with_events,
+         bool_or(type = 'bounce') AND NOT bool_or(type IN ('delivered', 'open', 'click')) AS unreachable,
+         bool_or(type IN ('open', 'click', 'unsubscribe', 'spam_report')) AS reacted,
+         min(at) FILTER (WHERE type IN ('open', 'click')) AS engaged_at
+    FROM ev GROUP BY 1, 2 HAVING bool_or(type = 'sent')
+), audience AS (
+  SELECT campaign_key, count(*) AS size, count(*) FILTER (WHERE with_events) AS with_events, count(*) FILTER (WHERE unreachable) AS unreachable,
+         count(*) FILTER (WHERE NOT unreachable AND NOT reacted) AS no_reaction
+    FROM people GROUP BY 1
+), considered AS (
+  SELECT w.campaign_key, p.person, p.engaged_at, s.sale_external_id, s.sale_total, s.sale_date, s.products, s.updated_at, s.in_statistics AND NOT s.is_deleted AS counts
+    FROM w JOIN people p USING (campaign_key)
+    JOIN campaign_sale_people sp ON sp.person = p.person
+    JOIN sales s ON s.sale_external_id = sp.sale_external_id
+   WHERE NOT w.no_stats AND w.activation IS NOT NULL AND (s.sale_date AT TIME ZONE 'UTC')::date BETWEEN w.first_day AND w.first_day + 30
+), considered_at AS (
+  -- A sale cancelled or deleted later changed the figures too: its time counts for cache_modified_at.
+  SELECT campaign_key, max(updated_at) AS at FROM considered GROUP BY 1
+), sold AS (
+  SELECT * FROM considered WHERE counts
+), lines AS (
+  SELECT so.campaign_key, r.product_id, coalesce(r.product_id = ANY (w.own), false) AS own,
+         CASE WHEN r.returned THEN 0 ELSE coalesce((x->>'quantity')::numeric, 0) END AS units,
+         CASE WHEN r.returned THEN 0 ELSE coalesce((x->>'total')::bigint, 0) END AS revenue,
+         CASE WHEN r.returned THEN 0 ELSE coalesce((x->>'discount')::bigint, 0) END AS discount,
+         coalesce((SELECT CASE jsonb_typeof(p.data->'category') WHEN 'array' THEN p.data->'category'->>0 WHEN 'string' THEN p.data->>'category' END
+                     FROM products p WHERE p.external_id = r.product_id ORDER BY p.language LIMIT 1), '') AS title
+    FROM sold so JOIN w USING (campaign_key)
+   CROSS JOIN LATERAL jsonb_array_elements(so.products) x
+    LEFT JOIN product_links l ON NOT x ? 'product_id' AND l.sku = coalesce(x->>'product_sku', '') AND l.ean = coalesce(x->>'product_ean', '')
+   CROSS JOIN LATERAL (SELECT coalesce(x->>'product_id', l.external_id) AS product_id,
+                              EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(x->'tags') = 'array' THEN x->'tags' ELSE '[]' END) t
+                                       WHERE upper(t) IN ('CANCELED', 'CANCELLED')) AS returned) r
+), line_totals AS (
+  SELECT campaign_key, sum(units) AS units, coalesce(sum(units) FILTER (WHERE own), 0) AS own_units, coalesce(sum(revenue) FILTER (WHERE own), 0) AS own_revenue,
+         coalesce(sum(units) FILTER (WHERE NOT own), 0) AS other_units, coalesce(sum(revenue) FILTER (WHERE NOT own), 0) AS other_revenue,
+         coalesce(array_agg(DISTINCT product_id) FILTER (WHERE product_id IS NOT NULL), '{}') AS product_ids
+    FROM lines GROUP BY 1
+), categories AS (
+  SELECT campaign_key, jsonb_agg(jsonb_build_object('title', title, 'units', units, 'revenue', revenue, 'discount', discount) ORDER BY revenue DESC, title) AS list
+    FROM (SELECT campaign_key, title, sum(units) AS units, sum(revenue) AS revenue, sum(discount) AS discount FROM lines GROUP BY 1, 2) g GROUP BY 1
+), sale_totals AS (
+  SELECT campaign_key, count(*) AS sales, sum(sale_total) AS revenue, count(DISTINCT person) AS buyers,
+         count(*) FILTER (WHERE engaged_at <= sale_date) AS converted, array_agg(sale_external_id ORDER BY sale_external_id) AS sale_ids
+    FROM sold GROUP BY 1
+)
+SELECT w.campaign_key, w.activation,
+       CASE WHEN w.no_stats THEN NULL ELSE jsonb_build_object(
+         'date_range', CASE WHEN w.automated AND w.activation IS NOT NULL
+                            THEN jsonb_build_object('start', ${iso('w.activation')}, 'end', ${iso("w.activation + interval '30 days'")}) END,
+         'audience_size', coalesce(a.size, 0),
+         'audience_with_events', coalesce(a.with_events, 0),
+         'audience_with_sales', coalesce(st.buyers, 0),
+         'sales_for_conversion', coalesce(st.converted, 0),
+         'audience_unreachable', coalesce(a.unreachable, 0),
+         'audience_no_reaction', coalesce(a.no_reaction, 0),
+         'events', (SELECT jsonb_agg(jsonb_build_object('name', n.name, 'count', coalesce((cn.n->>n.type)::bigint, 0)) ORDER BY n.ord) FROM ${EVENT_NAMES}),
+         'sales', jsonb_build_object(
+           'date_range', CASE WHEN w.activation IS NOT NULL THEN jsonb_build_object('start', w.first_day::text, 'end', (w.first_day + 30)::text) END,
+           'total_sales', coalesce(st.sales, 0),
+           'total_revenue', coalesce(st.revenue, 0),
+           'average_products_count', coalesce(round(lt.units / nullif(st.sales, 0), 2), 0),
+           'total_products_count', coalesce(lt.units, 0),
+           'campaign_product_count', coalesce(lt.own_units, 0),
+           'campaign_product_revenue', coalesce(lt.own_revenue, 0),
+           'other_product_count', coalesce(lt.other_units, 0),
+           'other_product_revenue', coalesce(lt.other_revenue, 0),
+           'product_categories', coalesce(cat.list, '[]')),
+         'cache_modified_at', ${iso('greatest(w.updated_at, lg.at, ca.at)')}) END AS stats,
+       greatest(w.updated_at, lg.at, ca.at) AS modified_at,
+       CASE WHEN w.no_stats THEN '{}' ELSE coalesce(st.sale_ids, '{}') END AS sale_ids,
+       CASE WHEN w.no_stats THEN '{}' ELSE coalesce(lt.product_ids, '{}') END AS product_ids
+  FROM w
+  LEFT JOIN counts cn USING (campaign_key)
+  LEFT JOIN logged lg USING (campaign_key)
+  LEFT JOIN audience a USING (campaign_key)
+  LEFT JOIN sale_totals st USING (campaign_key)
+  LEFT JOIN considered_at ca USING (campaign_key)
+  LEFT JOIN line_totals lt USING (campaign_key)
+  LEFT JOIN categories cat USING (campaign_key)`;

@@ -1,0 +1,41 @@
+import type { Pool } from 'pg';
+
+/** A position in the list: the campaign's activation (null: none) and its key. */
+export type CampaignCursor = [string | null, string];
+
+/**
+ * A page of campaign statistics records in activation order (`descending`: newest first, campaigns
+ * without an activation last; ties by key), after `from`: keyset paging, so a campaign imported
+ * between two pages is neither repeated nor makes another one skipped. `keys` keeps those campaigns.
+ * Each record is the campaign as imported with the spec's fields filled (null when never sent) and
+ * its `stats`; the rows come as JSON text, written by PostgreSQL.
+ */
+export async function listCampaigns(
+  pool: Pool,
+  options: { limit: number; order: 'ascending' | 'descending'; from?: CampaignCursor; keys?: string[] },
+): Promise<{ json: string[]; last?: CampaignCursor }> {
+  const params: unknown[] = [options.limit];
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const sort = `coalesce(cp.activation, '-infinity'::timestamptz)`;
+  const where: string[] = [];
+  if (options.keys) where.push(`cp.campaign_key = ANY (${p(options.keys)}::text[])`);
+  if (options.from) {
+    const at = options.from[0] === null ? `'-infinity'::timestamptz` : `${p(options.from[0])}::timestamptz`;
+    where.push(`(${sort}, cp.campaign_key) ${options.order === 'ascending' ? '>' : '<'} (${at}, ${p(options.from[1])})`);
+  }
+  const dir = options.order === 'ascending' ? 'ASC' : 'DESC';
+  const { rows } = await pool.query<{ record: string; activation: string | null; campaign_key: string }>(
+    `SELECT (jsonb_build_object('kind', NULL, 'automated', false, 'name', NULL, 'state', NULL, 'campaign_tags', '[]'::jsonb, 'folder', NULL, 'permissions', NULL)
+             || cp.data || jsonb_build_object('stats', s.stats))::text AS record,
+            to_char(cp.activation AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS activation, cp.campaign_key
+       FROM campaigns cp LEFT JOIN campaign_stats s USING (campaign_key)
+      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY ${sort} ${dir}, cp.campaign_key ${dir} LIMIT $1`,
+    params,
+  );
+  const lastRow = rows.at(-1);
+  return { json: rows.map((r) => r.record), last: lastRow ? [lastRow.activation, lastRow.campaign_key] : undefined };
+}
