@@ -49,6 +49,7 @@ export { datasyncProjection } from './datasync/datasync.projection';
 export * from './datatargets/datatargets.queries';
 export { campaignsProjection } from './campaigns/campaigns.projection';
 export { listCampaigns, type CampaignCursor } from './campaigns/campaigns.queries';
+export { STATS_FROM_SCRATCH as CAMPAIGN_STATS_FROM_SCRATCH } from './campaigns/campaign-stats.sql';
 
 /** The read model a bulk update (POST /api/data/query/) of each datatype reaches. */
 export const DATA_QUERY_TABLES: Record<DataQuery['datatype'], QueryTable> = {
