@@ -1,17 +1,8 @@
 import { CAMPAIGN_STATS_FROM_SCRATCH, campaignsProjection, customersProjection, productsProjection, salesProjection, waitForProjection } from '#mds/projections';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { seededRandom } from '../support/random';
 
 type Json = Record<string, any>;
-
-/** A seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Random campaigns, campaign events, customers (joining, changing e-mail, forgotten), products and
 // sales, imported in a random order in small requests, so pages mix every kind: the statistics the
@@ -34,7 +25,7 @@ describe('campaign statistics, incremental against from scratch', () => {
   };
 
   it.each([20261124, 7, 42])('gives the same figures (seed %i)', async (seed) => {
-    const rand = random(seed);
+    const rand = seededRandom(seed);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
     const s = `${seed}`;
     const day = (from: number, span: number) => new Date(Date.UTC(2026, 2, from) + Math.floor(rand() * span * 24) * 3_600_000).toISOString();
