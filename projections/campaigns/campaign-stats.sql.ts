@@ -33,8 +33,8 @@ const EVENT_NAMES = `(VALUES (1, 'sent', 'sent'), (2, 'delivered', 'delivered'),
 
 /**
  * The statistics of the campaigns whose keys are `$1` (text[]): one row each with its activation,
- * `stats` (null for draft and EXT campaigns), when its inputs last changed (log time), and the sales
- * and products it counted.
+ * `stats` (null for draft and EXT campaigns; json, so its keys keep the spec's order), when its inputs
+ * last changed (log time), the sales and products it counted, and its `record` as the list shows it.
  * - Events count once per (campaign, person, type, time). The audience is the persons with a `sent`
  *   event; per member: any event besides sent (`with_events`), a bounce and nothing delivered, opened
  *   or clicked (`unreachable`), reached but no open, click, unsubscribe or spam report (`no_reaction`).
@@ -101,47 +101,62 @@ export const STATS = `WITH c AS (
          coalesce(array_agg(DISTINCT product_id) FILTER (WHERE product_id IS NOT NULL), '{}') AS product_ids
     FROM lines GROUP BY 1
 ), categories AS (
-  SELECT campaign_key, jsonb_agg(jsonb_build_object('title', title, 'units', units, 'revenue', revenue, 'discount', discount) ORDER BY revenue DESC, title) AS list
+  SELECT campaign_key, json_agg(json_build_object('title', title, 'units', units, 'revenue', revenue, 'discount', discount) ORDER BY revenue DESC, title) AS list
     FROM (SELECT campaign_key, title, sum(units) AS units, sum(revenue) AS revenue, sum(discount) AS discount FROM lines GROUP BY 1, 2) g GROUP BY 1
 ), sale_totals AS (
   SELECT campaign_key, count(*) AS sales, sum(sale_total) AS revenue, count(DISTINCT person) AS buyers,
          count(*) FILTER (WHERE engaged_at <= sale_date) AS converted, array_agg(sale_external_id ORDER BY sale_external_id) AS sale_ids
     FROM sold GROUP BY 1
+), computed AS (
+  SELECT w.campaign_key, w.activation, w.data,
+         CASE WHEN w.no_stats THEN NULL ELSE json_build_object(
+           'date_range', CASE WHEN w.automated AND w.activation IS NOT NULL
+                              THEN json_build_object('start', ${iso('w.activation')}, 'end', ${iso("w.activation + interval '30 days'")}) END,
+           'audience_size', coalesce(a.size, 0),
+           'audience_with_events', coalesce(a.with_events, 0),
+           'audience_with_sales', coalesce(st.buyers, 0),
+           'sales_for_conversion', coalesce(st.converted, 0),
+           'audience_unreachable', coalesce(a.unreachable, 0),
+           'audience_no_reaction', coalesce(a.no_reaction, 0),
+           'events', (SELECT json_agg(json_build_object('name', n.name, 'count', coalesce((cn.n->>n.type)::bigint, 0)) ORDER BY n.ord) FROM ${EVENT_NAMES}),
+           'sales', json_build_object(
+             'date_range', CASE WHEN w.activation IS NOT NULL THEN json_build_object('start', w.first_day::text, 'end', (w.first_day + 30)::text) END,
+             'total_sales', coalesce(st.sales, 0),
+             'total_revenue', coalesce(st.revenue, 0),
+             'average_products_count', coalesce(round(lt.units / nullif(st.sales, 0), 2), 0),
+             'total_products_count', coalesce(lt.units, 0),
+             'campaign_product_count', coalesce(lt.own_units, 0),
+             'campaign_product_revenue', coalesce(lt.own_revenue, 0),
+             'other_product_count', coalesce(lt.other_units, 0),
+             'other_product_revenue', coalesce(lt.other_revenue, 0),
+             'product_categories', coalesce(cat.list, '[]')),
+           'cache_modified_at', ${iso('greatest(w.updated_at, lg.at, ca.at)')}) END AS stats,
+         greatest(w.updated_at, lg.at, ca.at) AS modified_at,
+         CASE WHEN w.no_stats THEN '{}' ELSE coalesce(st.sale_ids, '{}') END AS sale_ids,
+         CASE WHEN w.no_stats THEN '{}' ELSE coalesce(lt.product_ids, '{}') END AS product_ids
+    FROM w
+    LEFT JOIN counts cn USING (campaign_key)
+    LEFT JOIN logged lg USING (campaign_key)
+    LEFT JOIN audience a USING (campaign_key)
+    LEFT JOIN sale_totals st USING (campaign_key)
+    LEFT JOIN considered_at ca USING (campaign_key)
+    LEFT JOIN line_totals lt USING (campaign_key)
+    LEFT JOIN categories cat USING (campaign_key)
 )
-SELECT w.campaign_key, w.activation,
-       CASE WHEN w.no_stats THEN NULL ELSE jsonb_build_object(
-         'date_range', CASE WHEN w.automated AND w.activation IS NOT NULL
-                            THEN jsonb_build_object('start', ${iso('w.activation')}, 'end', ${iso("w.activation + interval '30 days'")}) END,
-         'audience_size', coalesce(a.size, 0),
-         'audience_with_events', coalesce(a.with_events, 0),
-         'audience_with_sales', coalesce(st.buyers, 0),
-         'sales_for_conversion', coalesce(st.converted, 0),
-         'audience_unreachable', coalesce(a.unreachable, 0),
-         'audience_no_reaction', coalesce(a.no_reaction, 0),
-         'events', (SELECT jsonb_agg(jsonb_build_object('name', n.name, 'count', coalesce((cn.n->>n.type)::bigint, 0)) ORDER BY n.ord) FROM ${EVENT_NAMES}),
-         'sales', jsonb_build_object(
-           'date_range', CASE WHEN w.activation IS NOT NULL THEN jsonb_build_object('start', w.first_day::text, 'end', (w.first_day + 30)::text) END,
-           'total_sales', coalesce(st.sales, 0),
-           'total_revenue', coalesce(st.revenue, 0),
-           'average_products_count', coalesce(round(lt.units / nullif(st.sales, 0), 2), 0),
-           'total_products_count', coalesce(lt.units, 0),
-           'campaign_product_count', coalesce(lt.own_units, 0),
-           'campaign_product_revenue', coalesce(lt.own_revenue, 0),
-           'other_product_count', coalesce(lt.other_units, 0),
-           'other_product_revenue', coalesce(lt.other_revenue, 0),
-           'product_categories', coalesce(cat.list, '[]')),
-         'cache_modified_at', ${iso('greatest(w.updated_at, lg.at, ca.at)')}) END AS stats,
-       greatest(w.updated_at, lg.at, ca.at) AS modified_at,
-       CASE WHEN w.no_stats THEN '{}' ELSE coalesce(st.sale_ids, '{}') END AS sale_ids,
-       CASE WHEN w.no_stats THEN '{}' ELSE coalesce(lt.product_ids, '{}') END AS product_ids
-  FROM w
-  LEFT JOIN counts cn USING (campaign_key)
-  LEFT JOIN logged lg USING (campaign_key)
-  LEFT JOIN audience a USING (campaign_key)
-  LEFT JOIN sale_totals st USING (campaign_key)
-  LEFT JOIN considered_at ca USING (campaign_key)
-  LEFT JOIN line_totals lt USING (campaign_key)
-  LEFT JOIN categories cat USING (campaign_key)`;
+SELECT c.campaign_key, c.activation, c.stats, c.modified_at, c.sale_ids, c.product_ids,
+       -- The record as the list shows it, ready: the spec's fields in its order (absent ones null or
+       -- defaulted), other imported keys after them, the statistics last.
+       (SELECT '{' || string_agg(to_json(f.k)::text || ':' || f.v, ',' ORDER BY f.ord, f.k) || '}' FROM (
+          SELECT o.ord, o.k, coalesce((c.data->o.k)::text, o.none) AS v
+            FROM (VALUES (1, 'campaign_key', NULL), (2, 'kind', 'null'), (3, 'automated', 'false'), (4, 'name', 'null'), (5, 'state', 'null'), (6, 'activated_at', NULL),
+                         (7, 'utm_campaign', NULL), (8, 'campaign_tags', '[]'), (9, 'folder', 'null'), (10, 'permissions', 'null'), (11, 'product_ids', NULL)) AS o(ord, k, none)
+           WHERE c.data ? o.k OR o.none IS NOT NULL
+          UNION ALL
+          SELECT 50, e.key, e.value::text FROM jsonb_each(c.data) e
+           WHERE e.key <> ALL (ARRAY['campaign_key', 'kind', 'automated', 'name', 'state', 'activated_at', 'utm_campaign', 'campaign_tags', 'folder', 'permissions', 'product_ids', 'stats'])
+          UNION ALL
+          SELECT 99, 'stats', coalesce(c.stats::text, 'null')) f) AS record
+  FROM computed c`;
 
 /**
  * The same statistics computed from scratch, for checking and as a benchmark's baseline: every

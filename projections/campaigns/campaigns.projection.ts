@@ -203,8 +203,8 @@ async function recompute(tx: ProjectionTx): Promise<void> {
   if (rows[0].keys.length === 0) return;
   await tx.query(`CREATE TEMP TABLE result ON COMMIT DROP AS ${STATS}`, [rows[0].keys]);
   await tx.query(`UPDATE campaigns cp SET activation = r.activation FROM result r WHERE cp.campaign_key = r.campaign_key AND cp.activation IS DISTINCT FROM r.activation;
-    INSERT INTO campaign_stats AS t (campaign_key, stats, modified_at, sale_ids, product_ids)
-    SELECT campaign_key, stats, modified_at, sale_ids, product_ids FROM result
-    ON CONFLICT (campaign_key) DO UPDATE SET stats = excluded.stats, modified_at = excluded.modified_at, sale_ids = excluded.sale_ids, product_ids = excluded.product_ids;
+    INSERT INTO campaign_stats AS t (campaign_key, stats, record, modified_at, sale_ids, product_ids)
+    SELECT campaign_key, stats, record, modified_at, sale_ids, product_ids FROM result
+    ON CONFLICT (campaign_key) DO UPDATE SET stats = excluded.stats, record = excluded.record, modified_at = excluded.modified_at, sale_ids = excluded.sale_ids, product_ids = excluded.product_ids;
     DROP TABLE result`);
 }

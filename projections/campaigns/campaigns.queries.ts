@@ -8,7 +8,7 @@ export type CampaignCursor = [string | null, string];
  * without an activation last; ties by key), after `from`: keyset paging, so a campaign imported
  * between two pages is neither repeated nor makes another one skipped. `keys` keeps those campaigns.
  * Each record is the campaign as imported with the spec's fields filled (null when never sent) and
- * its `stats`; the rows come as JSON text, written by PostgreSQL.
+ * its `stats`, as the projection wrote it: JSON text, ready.
  */
 export async function listCampaigns(
   pool: Pool,
@@ -28,10 +28,9 @@ export async function listCampaigns(
   }
   const dir = options.order === 'ascending' ? 'ASC' : 'DESC';
   const { rows } = await pool.query<{ record: string; activation: string | null; campaign_key: string }>(
-    `SELECT (jsonb_build_object('kind', NULL, 'automated', false, 'name', NULL, 'state', NULL, 'campaign_tags', '[]'::jsonb, 'folder', NULL, 'permissions', NULL)
-             || cp.data || jsonb_build_object('stats', s.stats))::text AS record,
+    `SELECT s.record,
             to_char(cp.activation AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS activation, cp.campaign_key
-       FROM campaigns cp LEFT JOIN campaign_stats s USING (campaign_key)
+       FROM campaigns cp JOIN campaign_stats s USING (campaign_key)
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY ${sort} ${dir}, cp.campaign_key ${dir} LIMIT $1`,
     params,

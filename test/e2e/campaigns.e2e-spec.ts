@@ -229,6 +229,10 @@ describe('campaign statistics', () => {
       expect([key, got[key]]).toEqual([key, { ...EXPECTED[key], ...(EXPECTED[key].stats ? { stats: { ...EXPECTED[key].stats, cache_modified_at: undefined } } : {}) }]);
     }
     expect(page).toMatchObject({ count: 4, next: null, next_url: null });
+    // Fields in the spec's order, other keys after them, the statistics last.
+    const a = page.campaigns.find((c) => c.campaign_key === 'A')!;
+    expect(Object.keys(a)).toEqual(['campaign_key', 'kind', 'automated', 'name', 'state', 'activated_at', 'utm_campaign', 'campaign_tags', 'folder', 'permissions', 'product_ids', 'stats']);
+    expect(Object.keys(a.stats)).toEqual(['date_range', 'audience_size', 'audience_with_events', 'audience_with_sales', 'sales_for_conversion', 'audience_unreachable', 'audience_no_reaction', 'events', 'sales', 'cache_modified_at']);
     // cache_modified_at: the log time of the latest input the figures count (here the last import of a counted sale or of the campaign).
     for (const c of page.campaigns.filter((x) => x.stats)) expect(Date.parse(c.stats.cache_modified_at)).toBeLessThanOrEqual(Date.now());
     // A rebuild from the log gives the same records, field for field.

@@ -46,11 +46,12 @@ CREATE INDEX campaign_sale_people_phone ON campaign_sale_people (phone) WHERE ph
 CREATE INDEX campaign_sale_people_email ON campaign_sale_people (email) WHERE email IS NOT NULL;
 
 -- Each campaign's statistics as last computed (null for draft and EXT campaigns), when its figures'
--- inputs last changed (log time), and what they counted: the sales and products whose changes make
--- them stale.
+-- inputs last changed (log time), what they counted (the sales and products whose changes make them
+-- stale), and the campaign's record as the list answers it (JSON text, written when computed).
 CREATE TABLE campaign_stats (
   campaign_key text PRIMARY KEY,
-  stats jsonb,
+  stats json,
+  record text NOT NULL,
   modified_at timestamptz,
   sale_ids text[] NOT NULL,
   product_ids text[] NOT NULL

@@ -1,0 +1,166 @@
+// Campaign statistics: GET /api/campaign/actions/?limit=30 of `mds start` over 1,000 campaigns,
+// 1,000,000 campaign events and 200,000 sales, loaded by autocannon in a separate process (20
+// connections), and the freshness lag (a sales run completed → the figures changed), each beside the
+// baseline measured in the same run: the same figures computed by one aggregate SQL query over the
+// raw rows (every person resolved again), by 20 clients at once, and once per change.
+import { spawn } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import { CAMPAIGN_STATS_FROM_SCRATCH } from '#mds/projections';
+import { median } from './bench-database';
+import { importRates } from './bench-service';
+import { startServiceProcess, type ServiceProcess } from './service-process';
+
+const CAMPAIGNS = Number(process.env.BENCH_CAMPAIGNS ?? 1000);
+const EVENTS = Number(process.env.BENCH_CAMPAIGN_EVENTS ?? 1_000_000);
+const SALES = Number(process.env.BENCH_CAMPAIGN_SALES ?? 200_000);
+const CUSTOMERS = Math.max(1000, Math.round(SALES / 2));
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+const CHANGES = Number(process.env.BENCH_FRESHNESS_SAMPLES ?? 20);
+const AUTOCANNON = path.resolve(__dirname, '../../node_modules/autocannon/autocannon.js');
+
+/** A deterministic generator, so every run loads the same data. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = random(20261124);
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+const march = (day: number, hours = 0) => new Date(Date.UTC(2026, 2, 1) + day * 86_400_000 + hours * 3_600_000).toISOString();
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+
+function autocannon(url: string, headers: Record<string, string>): Promise<{ p50: number; p99: number; average: number; non2xx: number; errors: number }> {
+  const args = [AUTOCANNON, '--json', '-d', String(SECONDS), '-c', '20'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
+      const r = JSON.parse(out) as { latency: { p50: number; p99: number }; requests: { average: number }; errors: number; non2xx: number };
+      resolve({ p50: r.latency.p50, p99: r.latency.p99, average: r.requests.average, errors: r.errors, non2xx: r.non2xx });
+    });
+  });
+}
+
+/** The baseline: 20 clients computing a page's figures from scratch, one query after another, for SECONDS. */
+async function fromScratchUnderLoad(url: string, keys: string[]): Promise<{ p50: number; p99: number; rate: number }> {
+  const times: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      do {
+        const t = performance.now();
+        await client.query(CAMPAIGN_STATS_FROM_SCRATCH, [keys]);
+        times.push(performance.now() - t);
+      } while (performance.now() < until);
+      await client.end();
+    }),
+  );
+  return { p50: percentile(times, 50), p99: percentile(times, 99), rate: times.length / SECONDS };
+}
+
+async function completed(service: ServiceProcess, run: string): Promise<void> {
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${service.port}/api/runs/${run}/`, { headers: service.headers });
+    if (((await res.json()) as { state: string }).state === 'completed') return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function main() {
+  const service = await startServiceProcess();
+  const base = `http://127.0.0.1:${service.port}`;
+  const loadStarted = performance.now();
+  const customerId = (n: number) => `BC-${n}`;
+  await importRates(service, '/api/products/upload/', 'products', Array.from({ length: 500 }, (_, n) => ({ external_id: `BP-${n}`, title: `Product ${n}`, category: [pick(['Shoes', 'Bags', 'Hats', 'Coats', 'Socks'])] })), 500);
+  await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: CUSTOMERS }, (_, n) => ({ external_id: customerId(n), email: `bc.${n}@example.com` })), 1000);
+  const campaigns = Array.from({ length: CAMPAIGNS }, (_, n) => ({
+    campaign_key: `BK-${String(n).padStart(5, '0')}`, kind: n % 2 ? 'automated-email' : 'email', automated: n % 2 === 1, state: n % 50 === 0 ? 'draft' : 'active',
+    name: `Campaign ${n}`, activated_at: march(Math.floor(rand() * 25), Math.floor(rand() * 24)), product_ids: Array.from({ length: 5 }, () => `BP-${Math.floor(rand() * 500)}`),
+  }));
+  await importRates(service, '/api/campaigns/upload/', 'campaigns', campaigns, 1000);
+  const sale = (id: string, customer: number, day: number) => [
+    { sale_external_id: id, sale_date: march(day, 12), sale_customer_id: customerId(customer), ...(rand() < 0.05 ? { sale_state: 'CANCELLED' } : {}) },
+    ...Array.from({ length: 1 + Math.floor(rand() * 3) }, () => ({ sale_external_id: id, product_id: `BP-${Math.floor(rand() * 500)}`, quantity: 1 + Math.floor(rand() * 3), unit_price: 100 * (1 + Math.floor(rand() * 100)) })),
+  ];
+  const sales = Array.from({ length: SALES }, (_, n) => sale(`BS-${n}`, Math.floor(rand() * CUSTOMERS), Math.floor(rand() * 60) - 5)).flat();
+  await importRates(service, '/api/sales/upload/', 'sales', sales, 1500);
+  // Each campaign's audience: a sent event each, and some delivered, opens, clicks … (about 5 events a member).
+  const perCampaign = Math.max(1, Math.round(EVENTS / CAMPAIGNS / 5));
+  const audiences = campaigns.map(() => Array.from({ length: perCampaign }, () => Math.floor(rand() * CUSTOMERS)));
+  const events: unknown[] = [];
+  campaigns.forEach((c, k) => {
+    for (const member of audiences[k]) {
+      const at = c.activated_at;
+      events.push({ campaign_key: c.campaign_key, type: 'sent', date: at, customer_id: customerId(member) });
+      for (const type of ['delivered', 'open', 'click', 'open', 'bounce', 'unsubscribe', 'spam_report']) {
+        if (events.length < EVENTS && rand() < (type === 'delivered' ? 0.95 : type === 'open' ? 0.9 : 0.3)) events.push({ campaign_key: c.campaign_key, type, date: at, customer_id: customerId(member) });
+      }
+    }
+  });
+  await importRates(service, '/api/campaigns/events/upload/', 'events', events, 5000);
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+
+  // Reads of the first page, and the baseline computing the same page's figures from scratch.
+  const url = `${base}/api/campaign/actions/?limit=30`;
+  const firstPage = (await (await fetch(url, { headers: service.headers })).json()) as { campaigns: Array<{ campaign_key: string; stats: { sales: { total_sales: number } } | null }> };
+  const keys = firstPage.campaigns.map((c) => c.campaign_key);
+  const served = await autocannon(url, service.headers);
+  const scratch = await fromScratchUnderLoad(service.db.url, keys);
+
+  // Freshness: a sale for an audience member of a campaign on the first page, inside its window.
+  const lags: number[] = [];
+  const answered: number[] = [];
+  const recompute: number[] = [];
+  const target = firstPage.campaigns.find((c) => c.stats !== null)!;
+  const targetIndex = campaigns.findIndex((c) => c.campaign_key === target.campaign_key);
+  const day = Math.round((Date.parse(campaigns[targetIndex].activated_at) - Date.UTC(2026, 2, 1)) / 86_400_000) + 1;
+  const statsUrl = `${base}/api/campaign/actions/?keys=${target.campaign_key}`;
+  const totalSales = async () => ((await (await fetch(statsUrl, { headers: service.headers })).json()) as typeof firstPage).campaigns[0].stats!.sales.total_sales;
+  for (let i = 0; i < CHANGES; i++) {
+    const before = await totalSales();
+    const body = JSON.stringify({ sales: sale(`BF-${i}`, pick(audiences[targetIndex]), day).map((r, j) => (j === 0 ? { ...r, sale_state: 'COMPLETE' } : r)) });
+    const t0 = performance.now();
+    const res = await fetch(`${base}/api/sales/upload/`, { method: 'POST', headers: service.headers, body });
+    const run = ((await res.json()) as { run_id: string }).run_id;
+    await completed(service, run);
+    const t1 = performance.now();
+    while ((await totalSales()) === before) await new Promise((r) => setTimeout(r, 5));
+    const t2 = performance.now();
+    lags.push(t2 - t1);
+    answered.push(t2 - t0);
+    const s = performance.now();
+    await service.copyClient.query(CAMPAIGN_STATS_FROM_SCRATCH, [[target.campaign_key]]);
+    recompute.push(performance.now() - s);
+  }
+  const f = (x: number) => (x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString('en'));
+  console.log(
+    `### Campaign statistics\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}; \`mds start\` with ${CAMPAIGNS.toLocaleString('en')} campaigns, ` +
+      `${events.length.toLocaleString('en')} campaign events, ${SALES.toLocaleString('en')} sales of ${CUSTOMERS.toLocaleString('en')} customers (loaded and projected in ${Math.round(loadSeconds)} s); ` +
+      `GET /api/campaign/actions/?limit=30 by autocannon in a separate process, 20 connections, ${SECONDS} s; baseline: the same 30 campaigns' figures computed from scratch by one aggregate SQL query over the raw rows, 20 clients at once.\n`,
+  );
+  console.log('| measure | mds | baseline (from scratch) | goal |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| latency p50 / p99 under 20 readers (ms) | ${f(served.p50)} / ${f(served.p99)} | ${f(scratch.p50)} / ${f(scratch.p99)} | p99 ≤ 50 |`);
+  console.log(`| pages a second | ${f(served.average)} | ${f(scratch.rate)} | |`);
+  console.log(`| freshness: sales run completed → figures changed, p50 / p99 (ms) | ${f(median(lags))} / ${f(percentile(lags, 99))} | ${f(median(recompute))} / ${f(percentile(recompute, 99))} (one campaign from scratch) | p99 ≤ 2,000 |`);
+  console.log(`| sales import answered → figures changed, p50 / p99 (ms) | ${f(median(answered))} / ${f(percentile(answered, 99))} | | |`);
+  console.log(`\n${CHANGES} changes; errors / non-2xx under load: ${served.errors} / ${served.non2xx}\n`);
+  await service.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
