@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { Client } from 'pg';
@@ -55,4 +57,31 @@ export async function importRates(service: { port: number; headers: Record<strin
 export function ratioRow(scenario: string, mds: number, baseline: number): string {
   const f = (x: number) => Math.round(x).toLocaleString('en');
   return `| ${scenario} | ${f(mds)} | ${f(baseline)} | ${(mds / baseline).toFixed(2)} |`;
+}
+
+const AUTOCANNON = path.resolve(__dirname, '../../node_modules/autocannon/autocannon.js');
+
+export interface Load {
+  p50: number;
+  p99: number;
+  average: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** autocannon in a process of its own against `url` for `seconds`, optionally at a fixed `rate`. */
+export function autocannon(url: string, headers: Record<string, string>, options: { seconds: number; connections: number; rate?: number }): Promise<Load> {
+  const args = [AUTOCANNON, '--json', '-d', String(options.seconds), '-c', String(options.connections), ...(options.rate ? ['-R', String(options.rate)] : [])];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
+      const r = JSON.parse(out) as { latency: { p50: number; p99: number }; requests: { average: number }; errors: number; non2xx: number };
+      resolve({ p50: r.latency.p50, p99: r.latency.p99, average: r.requests.average, errors: r.errors, non2xx: r.non2xx });
+    });
+  });
 }

@@ -3,14 +3,13 @@
 // connections), and the freshness lag (a sales run completed → the figures changed), each beside the
 // baseline measured in the same run: the same figures computed by one aggregate SQL query over the
 // raw rows (every person resolved again), by 20 clients at once, and once per change.
-import { spawn } from 'node:child_process';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { CAMPAIGN_STATS_FROM_SCRATCH } from '#mds/projections';
 import { median } from './bench-database';
-import { importRates } from './bench-service';
+import { seededRandom } from '../test/support/random';
+import { autocannon, importRates } from './bench-service';
 import { startServiceProcess, type ServiceProcess } from './service-process';
 
 const CAMPAIGNS = Number(process.env.BENCH_CAMPAIGNS ?? 1000);
@@ -19,37 +18,12 @@ const SALES = Number(process.env.BENCH_CAMPAIGN_SALES ?? 200_000);
 const CUSTOMERS = Math.max(1000, Math.round(SALES / 2));
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 const CHANGES = Number(process.env.BENCH_FRESHNESS_SAMPLES ?? 20);
-const AUTOCANNON = path.resolve(__dirname, '../../node_modules/autocannon/autocannon.js');
 
-/** A deterministic generator, so every run loads the same data. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = random(20261124);
+// A deterministic generator, so every run loads the same data.
+const rand = seededRandom(20261124);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 const march = (day: number, hours = 0) => new Date(Date.UTC(2026, 2, 1) + day * 86_400_000 + hours * 3_600_000).toISOString();
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-
-function autocannon(url: string, headers: Record<string, string>): Promise<{ p50: number; p99: number; average: number; non2xx: number; errors: number }> {
-  const args = [AUTOCANNON, '--json', '-d', String(SECONDS), '-c', '20'];
-  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
-      const r = JSON.parse(out) as { latency: { p50: number; p99: number }; requests: { average: number }; errors: number; non2xx: number };
-      resolve({ p50: r.latency.p50, p99: r.latency.p99, average: r.requests.average, errors: r.errors, non2xx: r.non2xx });
-    });
-  });
-}
 
 /** The baseline: 20 clients computing a page's figures from scratch, one query after another, for SECONDS. */
 async function fromScratchUnderLoad(url: string, keys: string[]): Promise<{ p50: number; p99: number; rate: number }> {
@@ -116,7 +90,7 @@ async function main() {
   const url = `${base}/api/campaign/actions/?limit=30`;
   const firstPage = (await (await fetch(url, { headers: service.headers })).json()) as { campaigns: Array<{ campaign_key: string; stats: { sales: { total_sales: number } } | null }> };
   const keys = firstPage.campaigns.map((c) => c.campaign_key);
-  const served = await autocannon(url, service.headers);
+  const served = await autocannon(url, service.headers, { seconds: SECONDS, connections: 20 });
   const scratch = await fromScratchUnderLoad(service.db.url, keys);
 
   // Freshness: a sale for an audience member of a campaign on the first page, inside its window.

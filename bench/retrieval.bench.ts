@@ -2,39 +2,13 @@
 // autocannon in a separate process: p99 latency at a fixed 1,000 requests/s, and saturation
 // throughput next to the same route answering from memory (a Fastify server in this process that
 // serves the same body), in the same run.
-import { spawn } from 'node:child_process';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import Fastify from 'fastify';
-import { importRates } from './bench-service';
+import { autocannon, importRates } from './bench-service';
 import { startServiceProcess } from './service-process';
 
 const TOTAL = Number(process.env.BENCH_RETRIEVAL_CUSTOMERS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
-const AUTOCANNON = path.resolve(__dirname, '../../node_modules/autocannon/autocannon.js');
-
-interface Load {
-  p99: number;
-  average: number;
-  errors: number;
-  non2xx: number;
-}
-
-function autocannon(url: string, headers: Record<string, string>, options: { rate?: number; connections: number }): Promise<Load> {
-  const args = [AUTOCANNON, '--json', '-d', String(SECONDS), '-c', String(options.connections), ...(options.rate ? ['-R', String(options.rate)] : [])];
-  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
-      const r = JSON.parse(out) as { latency: { p99: number }; requests: { average: number }; errors: number; non2xx: number };
-      resolve({ p99: r.latency.p99, average: r.requests.average, errors: r.errors, non2xx: r.non2xx });
-    });
-  });
-}
 
 async function main() {
   const service = await startServiceProcess();
@@ -49,9 +23,9 @@ async function main() {
   await memory.listen({ port: 0, host: '127.0.0.1' });
   const memoryUrl = `http://127.0.0.1:${(memory.server.address() as { port: number }).port}/api/data/customers/?limit=100`;
 
-  const atRate = await autocannon(url, service.headers, { rate: 1000, connections: 20 });
-  const saturated = await autocannon(url, service.headers, { connections: 20 });
-  const fromMemory = await autocannon(memoryUrl, service.headers, { connections: 20 });
+  const atRate = await autocannon(url, service.headers, { seconds: SECONDS, rate: 1000, connections: 20 });
+  const saturated = await autocannon(url, service.headers, { seconds: SECONDS, connections: 20 });
+  const fromMemory = await autocannon(memoryUrl, service.headers, { seconds: SECONDS, connections: 20 });
   const f = (x: number) => Math.round(x).toLocaleString('en');
   console.log(`### Retrieval under load (scenario 7)\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}; GET /api/data/customers/?limit=100 of \`mds start\` over ${TOTAL.toLocaleString('en')} customers; autocannon in a separate process, ${SECONDS} s per run, 20 connections; baseline: the same route answering the same body from memory (Fastify in the benchmark process).\n`);
   console.log('| measure | mds | from memory | ratio / target |');
