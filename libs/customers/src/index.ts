@@ -3,3 +3,4 @@ export * from './customer-import';
 export { ImportCustomersCommand } from './import-customers/import-customers.command';
 export { ImportCustomersHandler } from './import-customers/import-customers.handler';
 export { CustomersModule } from './customers.module';
+export * as customerMergeModel from './merge/customer-merge.model';
