@@ -21,10 +21,11 @@ export const MAX_MESSAGES_PER_POST = 10_000;
 /** Who asked: recorded in every event's metadata. */
 export interface CommandMeta {
   actor: string;
+  tokenId?: string;
   requestId?: string;
 }
 
-export const metadataOf = (m: CommandMeta) => ({ actor: m.actor, request_id: m.requestId });
+export const metadataOf = (m: CommandMeta) => ({ actor: m.actor, token_id: m.tokenId, request_id: m.requestId });
 
 /** The datatarget's last event: where numbering stands; 404 when there is none or it was deleted. */
 export function liveHead(last: { type: string; data: unknown } | undefined, id: string): { lastMessageNumber: number } {

@@ -3,7 +3,10 @@ export const EVENT_STORE = Symbol('EVENT_STORE');
 
 /** Metadata every recorded event carries. `schema` is the version of `data`'s shape for its type. */
 export interface EventMetadata {
+  /** Who sent it: `users/<id>` or `integrations/<id>` (or a part of the service, e.g. `outlet-worker`). */
   actor?: string;
+  /** The access token the request was authenticated with, when it came over HTTP with one. */
+  token_id?: string;
   request_id?: string;
   run_id?: string;
   schema: number;
@@ -59,6 +62,13 @@ export interface EventFilter {
   types?: string[];
   /** Stream names starting with any of these (e.g. `import-`, `datatarget-42`). */
   streamPrefixes?: string[];
+  /** These streams exactly. */
+  streams?: string[];
+  /** Appended at or after / before this time (ISO 8601). */
+  since?: string;
+  until?: string;
+  /** Sent by this actor (`metadata.actor`). */
+  actor?: string;
 }
 
 export interface ReadAllOptions {

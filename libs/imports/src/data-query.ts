@@ -74,7 +74,7 @@ export interface DataQueryAnswer {
  */
 export async function runDataQuery(
   store: EventStore,
-  input: { query: DataQuery; countMatches: (q: DataQuery) => Promise<number>; idempotencyKey?: string; caller: string; requestId?: string },
+  input: { query: DataQuery; countMatches: (q: DataQuery) => Promise<number>; idempotencyKey?: string; caller: string; tokenId?: string; requestId?: string },
 ): Promise<{ answer: DataQueryAnswer; position: number }> {
   const bodyHash = input.idempotencyKey ? createHash('sha256').update(JSON.stringify(input.query)).digest('hex') : null;
   const runId = input.idempotencyKey ? keyedRunId(input.caller, input.idempotencyKey) : randomUUID();
@@ -102,7 +102,7 @@ export async function runDataQuery(
     matched,
   };
   try {
-    const result = await store.append(importStream(runId), [{ type: DATA_QUERY_ACCEPTED, data: header, metadata: { actor: input.caller, request_id: input.requestId, run_id: runId } }], {
+    const result = await store.append(importStream(runId), [{ type: DATA_QUERY_ACCEPTED, data: header, metadata: { actor: input.caller, token_id: input.tokenId, request_id: input.requestId, run_id: runId } }], {
       expectedRevision: 'no_stream',
     });
     return { answer: { run_id: runId, matched }, position: result.position };

@@ -59,6 +59,8 @@ export interface ImportRequest {
   idempotencyKey?: string;
   /** `users/<id>` or `integrations/<id>`: the actor recorded with the events. */
   caller: string;
+  /** The access token the request came with (recorded beside the actor). */
+  tokenId?: string;
   requestId?: string;
   now?: Date;
 }
@@ -248,7 +250,7 @@ export async function runImport<R>(
     idempotency_key: input.idempotencyKey ?? null,
     created_at: (input.now ?? new Date()).toISOString(),
   };
-  const metadata = { actor: input.caller, request_id: input.requestId, run_id: runId };
+  const metadata = { actor: input.caller, token_id: input.tokenId, request_id: input.requestId, run_id: runId };
   const events: NewEvent[] = [
     { type: IMPORT_RUN_ACCEPTED, data: header, metadata },
     ...chunks.map((records, i) => ({ type: kind.chunkEventType, data: { run_id: runId, chunk: i + 1, records }, metadata })),

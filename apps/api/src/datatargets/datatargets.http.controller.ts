@@ -41,7 +41,7 @@ export class DatatargetsHttpController {
   ) {}
 
   private meta(request: FastifyRequest) {
-    return { actor: request.principal!.ownerId, requestId: request.id };
+    return { actor: request.principal!.ownerId, tokenId: request.principal!.tokenId, requestId: request.id };
   }
 
   private async datatarget(id: string) {

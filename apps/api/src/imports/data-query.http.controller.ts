@@ -28,6 +28,6 @@ export class DataQueryHttpController {
   query(@Req() request: FastifyRequest, @Body() body: unknown): Promise<DataQueryAnswer> {
     const key = request.headers['idempotency-key'];
     if (Array.isArray(key)) throw invalidRequest('send one Idempotency-Key');
-    return this.commands.execute(new RunDataQueryCommand(body, request.principal!.ownerId, key?.trim() || undefined, request.id));
+    return this.commands.execute(new RunDataQueryCommand(body, request.principal!.ownerId, key?.trim() || undefined, request.id, request.principal!.tokenId));
   }
 }

@@ -48,6 +48,7 @@ export function uploadCommand(datatype: string, request: FastifyRequest, body: u
     atomic: atomic === true,
     idempotencyKey: key?.trim() || undefined,
     caller: request.principal!.ownerId,
+    tokenId: request.principal!.tokenId,
     requestId: request.id,
   });
 }

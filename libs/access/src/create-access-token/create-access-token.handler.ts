@@ -54,6 +54,7 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
       transferredRoles: body.transfer_privileges === true ? principal.roles : [],
       now: nowIso(this.deps),
       requestId: cmd.requestId,
+      byToken: principal.tokenId,
     });
   }
 }

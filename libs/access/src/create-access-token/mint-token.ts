@@ -25,7 +25,7 @@ export interface MintedToken {
 
 export async function mintToken(
   store: EventStore,
-  input: { ownerId: string; name: string; createdBy: string; scopes: Scope[]; transferredRoles: Role[]; now: string; tokenId?: string; requestId?: string },
+  input: { ownerId: string; name: string; createdBy: string; scopes: Scope[]; transferredRoles: Role[]; now: string; tokenId?: string; requestId?: string; byToken?: string },
 ): Promise<MintedToken> {
   const token = generateAccessToken();
   const tokenId = input.tokenId ?? randomUUID();
@@ -40,7 +40,7 @@ export async function mintToken(
     scopes: input.scopes,
     created_at: input.now,
   };
-  const result = await store.append(tokenStream(tokenId), [{ type: ACCESS_TOKEN_CREATED, data, metadata: { actor: input.createdBy, request_id: input.requestId } }], {
+  const result = await store.append(tokenStream(tokenId), [{ type: ACCESS_TOKEN_CREATED, data, metadata: { actor: input.createdBy, token_id: input.byToken, request_id: input.requestId } }], {
     expectedRevision: 'no_stream',
   });
   return {

@@ -49,7 +49,7 @@ export class CreateDatasourceHandler implements ICommandHandler<CreateDatasource
         created_at: nowIso(this.deps),
       };
       try {
-        const result = await this.store.append(stream, [{ type: DATASOURCE_CREATED, data, metadata: { actor: cmd.principal.ownerId, request_id: cmd.requestId } }], {
+        const result = await this.store.append(stream, [{ type: DATASOURCE_CREATED, data, metadata: { actor: cmd.principal.ownerId, token_id: cmd.principal.tokenId, request_id: cmd.requestId } }], {
           expectedRevision: last[0].revision,
         });
         return { datasource: datasourceView(data), position: result.position };

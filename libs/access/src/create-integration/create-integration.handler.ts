@@ -82,7 +82,7 @@ export class CreateIntegrationHandler implements ICommandHandler<CreateIntegrati
       created_by: cmd.principal.ownerId,
       created_at: microTimestamp(this.deps.now ? this.deps.now() : new Date()),
     };
-    const result = await this.store.append(integrationStream(id), [{ type: INTEGRATION_CREATED, data, metadata: { actor: cmd.principal.ownerId, request_id: cmd.requestId } }], {
+    const result = await this.store.append(integrationStream(id), [{ type: INTEGRATION_CREATED, data, metadata: { actor: cmd.principal.ownerId, token_id: cmd.principal.tokenId, request_id: cmd.requestId } }], {
       expectedRevision: 'no_stream',
     });
     return { integration: integrationView(data), position: result.position };

@@ -139,6 +139,23 @@ export function eventStoreContract(adapter: string, setup: () => Promise<Contrac
       expect(rest.events.map((e) => e.id)).toEqual(all.events.slice(2).map((e) => e.id));
     });
 
+    it('filters reads by exact stream, by actor and by the time of the append, as the audit API does', async () => {
+      const start = await store.headPosition();
+      await store.append(`${prefix}-a1`, [ev('Audited', {}, { actor: 'users/ann', token_id: 't-1' })]);
+      await sleep(20);
+      const middle = new Date().toISOString();
+      await sleep(20);
+      await store.append(`${prefix}-a10`, [ev('Audited', {}, { actor: 'integrations/shop' })]);
+      await store.append(`${prefix}-a1`, [ev('Audited', {}, { actor: 'integrations/shop' })], { expectedRevision: 0 });
+      const read = (filter: object) => store.readAll({ after: start, filter: { types: ['Audited'], ...filter } }).then((p) => p.events.map((e) => `${e.stream}:${e.revision}`));
+      expect(await read({ streams: [`${prefix}-a1`] })).toEqual([`${prefix}-a1:0`, `${prefix}-a1:1`]);
+      expect(await read({ actor: 'integrations/shop' })).toEqual([`${prefix}-a10:0`, `${prefix}-a1:1`]);
+      expect(await read({ since: middle })).toEqual([`${prefix}-a10:0`, `${prefix}-a1:1`]);
+      expect(await read({ until: middle })).toEqual([`${prefix}-a1:0`]);
+      const [first] = (await store.readAll({ after: start, limit: 1 })).events;
+      expect(first.metadata).toMatchObject({ actor: 'users/ann', token_id: 't-1' });
+    });
+
     it('applies upcasters by (type, schema version) on read, leaving the stored event as it was', async () => {
       const stream = `${prefix}-h`;
       await store.append(stream, [ev('CustomerNamed', { name: 'Ada Lovelace' }, { schema: 1 }), ev('CustomerNamed', { first: 'Alan', last: 'Turing' }, { schema: 2 })]);

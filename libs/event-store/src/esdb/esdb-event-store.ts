@@ -46,9 +46,14 @@ function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
   return BigInt(expected);
 }
 
-function matches(filter: EventFilter | undefined, stream: string, type: string): boolean {
+function matches(filter: EventFilter | undefined, event: RecordedEvent): boolean {
+  const { stream, type } = event;
   if (filter?.types && !filter.types.includes(type)) return false;
   if (filter?.streamPrefixes && !filter.streamPrefixes.some((p) => stream.startsWith(p))) return false;
+  if (filter?.streams && !filter.streams.includes(stream)) return false;
+  if (filter?.since && Date.parse(event.createdAt) < Date.parse(filter.since)) return false;
+  if (filter?.until && Date.parse(event.createdAt) >= Date.parse(filter.until)) return false;
+  if (filter?.actor && event.metadata.actor !== filter.actor) return false;
   return true;
 }
 
@@ -131,7 +136,7 @@ export class EsdbEventStore implements EventStore {
       if (at <= after) continue;
       position = at;
       const recorded = this.toRecorded(resolved);
-      if (recorded && matches(options.filter, recorded.stream, recorded.type)) events.push(recorded);
+      if (recorded && matches(options.filter, recorded)) events.push(recorded);
       if (events.length >= limit) break;
     }
     return { events, position };

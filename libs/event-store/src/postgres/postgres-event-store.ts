@@ -328,6 +328,22 @@ export class PostgresEventStore implements EventStore {
       params.push(filter.streamPrefixes.map(likePrefix));
       parts.push(`stream LIKE ANY($${firstParam + params.length - 1}::text[])`);
     }
+    if (filter?.streams) {
+      params.push(filter.streams);
+      parts.push(`stream = ANY($${firstParam + params.length - 1}::text[])`);
+    }
+    if (filter?.since) {
+      params.push(filter.since);
+      parts.push(`created_at >= $${firstParam + params.length - 1}::timestamptz`);
+    }
+    if (filter?.until) {
+      params.push(filter.until);
+      parts.push(`created_at < $${firstParam + params.length - 1}::timestamptz`);
+    }
+    if (filter?.actor) {
+      params.push(filter.actor);
+      parts.push(`metadata->>'actor' = $${firstParam + params.length - 1}`);
+    }
     return { where: parts.map((p) => `AND ${p}`).join(' '), params };
   }
 

@@ -5,5 +5,6 @@ export class RunDataQueryCommand {
     readonly caller: string,
     readonly idempotencyKey?: string,
     readonly requestId?: string,
+    readonly tokenId?: string,
   ) {}
 }

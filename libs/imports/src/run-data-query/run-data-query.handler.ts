@@ -26,7 +26,7 @@ export class RunDataQueryHandler implements ICommandHandler<RunDataQueryCommand,
 
   async execute(cmd: RunDataQueryCommand): Promise<DataQueryAnswer> {
     const query = validateDataQuery(cmd.body, (datatype, key, value) => this.rules[datatype as DataQuery['datatype']]?.(key, value) ?? value);
-    const { answer } = await runDataQuery(this.store, { query, countMatches: this.countMatches, idempotencyKey: cmd.idempotencyKey, caller: cmd.caller, requestId: cmd.requestId });
+    const { answer } = await runDataQuery(this.store, { query, countMatches: this.countMatches, idempotencyKey: cmd.idempotencyKey, caller: cmd.caller, tokenId: cmd.tokenId, requestId: cmd.requestId });
     return answer;
   }
 }

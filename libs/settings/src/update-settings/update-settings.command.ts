@@ -6,5 +6,6 @@ export class UpdateSettingsCommand {
     readonly changes: Partial<Settings>,
     readonly actor: string,
     readonly requestId?: string,
+    readonly tokenId?: string,
   ) {}
 }

@@ -10,7 +10,7 @@ import { UpdateSettingsCommand } from './update-settings.command';
 export class UpdateSettingsHandler implements ICommandHandler<UpdateSettingsCommand, Settings> {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  async execute({ changes, actor, requestId }: UpdateSettingsCommand): Promise<Settings> {
+  async execute({ changes, actor, requestId, tokenId }: UpdateSettingsCommand): Promise<Settings> {
     if (Object.keys(changes).length === 0) throw invalidRequest('No settings to change');
     const builtIn = changes.custom_event_types?.find((t) => RESERVED_EVENT_TYPES.includes(t));
     if (builtIn) throw invalidRequest(`custom_event_types: ${builtIn} is a built-in event type`);
@@ -18,7 +18,7 @@ export class UpdateSettingsHandler implements ICommandHandler<UpdateSettingsComm
       const { settings, revision } = await loadSettings(this.store);
       const data: SettingsChanged = { changes, by: actor, at: new Date().toISOString() };
       try {
-        await this.store.append(SETTINGS_STREAM, [{ type: SETTINGS_CHANGED, data, metadata: { actor, request_id: requestId } }], { expectedRevision: revision });
+        await this.store.append(SETTINGS_STREAM, [{ type: SETTINGS_CHANGED, data, metadata: { actor, token_id: tokenId, request_id: requestId } }], { expectedRevision: revision });
         return { ...settings, ...changes };
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError)) throw err;
