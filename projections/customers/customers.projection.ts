@@ -16,13 +16,14 @@ import { applyImports } from './merge/merge-waves';
 export const customersProjection: Projection = {
   name: 'customers',
   // 5: waves as runs in log order ending at a forgetting (read models built by 4 could differ where records waited).
-  // 6: forgotten identifiers remember whose they were (campaign statistics keep a forgotten buyer's sales).
+  // 6: forgotten identifiers remember whose they were (campaign statistics keep a forgotten buyer's sales),
+  // and customer_changes lists where each customer's changes are in the log (its history).
   version: 6,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,
   // forgotten_identifiers is read by events and sales retrieval too (their records of forgotten customers are scrubbed).
-  tables: ['customers', 'forgotten_identifiers'],
+  tables: ['customers', 'forgotten_identifiers', 'customer_changes'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
     await forEachRun(events, (e) => (e.type === DATA_QUERY_ACCEPTED ? 'query' : 'import'), async (run) => {
@@ -32,10 +33,12 @@ export const customersProjection: Projection = {
         if (!query) continue;
         // A bulk update merges like an import (list operations, "" removes a field); is_deleted is for good.
         const params: unknown[] = [JSON.stringify(query.update), e.createdAt, e.position];
+        // A bulk update is a change of each customer it reaches (n 0: the whole event).
         await tx.query(
-          `UPDATE customers SET data = customer_merge(data, $1::jsonb - 'is_deleted'), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
+          `WITH u AS (UPDATE customers SET data = customer_merge(data, $1::jsonb - 'is_deleted'), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
                   updated_at = $2, updated_position = $3
-            WHERE ${matchWhere(query.match, CUSTOMERS_QUERY_TABLE, params)}`,
+            WHERE ${matchWhere(query.match, CUSTOMERS_QUERY_TABLE, params)} RETURNING customer_id)
+           INSERT INTO customer_changes (customer_id, position, n) SELECT customer_id, $3, 0 FROM u`,
           params,
         );
       }

@@ -1,5 +1,5 @@
 import { CUSTOMERS_IMPORTED, customerMergeModel } from '#mds/customers';
-import { customersMerge, customersProjection, rebuildProjection, waitForProjection } from '#mds/projections';
+import { customerHistory, customersMerge, customersProjection, customerView, rebuildProjection, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { seededRandom } from '../support/random';
@@ -373,7 +373,8 @@ describe('customer merge, set-based against one record at a time', () => {
       await waitForProjection(api.rt.pool, 'customers', await api.rt.store.headPosition());
       const customers = (await api.rt.pool.query(`SELECT c::text AS row FROM customers c ORDER BY customer_id`)).rows.map((r) => r.row);
       const forgotten = (await api.rt.pool.query(`SELECT kind || ':' || hash AS row FROM forgotten_identifiers ORDER BY 1`)).rows.map((r) => r.row);
-      return { customers, forgotten };
+      const changes = (await api.rt.pool.query(`SELECT customer_id || '@' || position || '.' || n AS row FROM customer_changes ORDER BY customer_id, position, n`)).rows.map((r) => r.row);
+      return { customers, forgotten, changes };
     };
     const live = await rows();
     expect(live.customers.length).toBeGreaterThan(2);
@@ -396,6 +397,10 @@ describe('customer merge, set-based against one record at a time', () => {
     const forgotten = (await api.rt.pool.query(`SELECT kind, hash, customer_id::int AS customer_id FROM forgotten_identifiers ORDER BY 1, 2`)).rows;
     expect(forgotten).toEqual([...state.forgotten.values()].sort((a, b) => (a.kind + a.hash < b.kind + b.hash ? -1 : 1)));
     expect(live.customers.filter((c) => c.includes('"tags"')).length).toBeGreaterThan(0);
+    // Each customer's history (the records customer_changes names, folded by the model) ends where the customer is.
+    const named = modelled.filter((c) => c.external_id !== null && !c.is_forgotten);
+    expect(named.length).toBeGreaterThan(0);
+    for (const c of named) expect([c.external_id, (await customerHistory(api.rt, c.external_id!))?.customer]).toEqual([c.external_id, customerView(c)]);
     const configured = customersMerge.wavesBeforeInOrder;
     try {
       customersMerge.wavesBeforeInOrder = 0;

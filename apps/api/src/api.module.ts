@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { RuntimeModule, type Runtime } from '#mds/runtime';
 import { AccessHttpModule } from './access/access.http.module';
 import { ActivityHttpModule } from './activity/activity.http.module';
+import { AuditHttpModule } from './audit/audit.http.module';
 import { CampaignsHttpModule } from './campaigns/campaigns.http.module';
 import { CatalogHttpModule } from './catalog/catalog.http.module';
 import { CustomersHttpModule } from './customers/customers.http.module';
@@ -40,6 +41,7 @@ export const CONTEXT_MODULES: ApiContextModules = [
   SalesHttpModule,
   CampaignsHttpModule,
   DatatargetsHttpModule,
+  AuditHttpModule,
 ];
 
 @Module({})

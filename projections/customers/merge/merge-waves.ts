@@ -27,7 +27,7 @@ export async function applyImports(events: RecordedEvent[], tx: ProjectionTx): P
        SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
               nullif(r.rec->>'external_id', '') AS ext, ${PHONE_OF('r.rec')} AS phone, ${EMAIL_OF('r.rec')} AS email,
               coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE('r.rec')} AS merge,
-              NULL::boolean AS phone_free, NULL::boolean AS email_free, c.at AS first_at
+              NULL::boolean AS phone_free, NULL::boolean AS email_free, c.at AS first_at, false AS logged
          FROM ${page.from}
         WHERE jsonb_typeof(r.rec) = 'object') x`,
     [page.json],
@@ -122,6 +122,7 @@ async function applyInOrder(tx: ProjectionTx): Promise<void> {
         INSERT INTO one SELECT * FROM cb WHERE ord = in_turn;
         ${NAMING_FORGOTTEN('one')};
         UPDATE one SET target = ${TARGET('one')};
+        ${sql.changes};
         ${sql.forgetting};
         ${sql.update};
         ${sql.insert};
@@ -148,9 +149,14 @@ async function applyInOrder(tx: ProjectionTx): Promise<void> {
  */
 async function applyOwnRepeats(tx: ProjectionTx): Promise<void> {
   await tx.query(OWN_REPEATS);
-  await tx.query(`WITH gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM own WHERE plain) RETURNING cb.*)
-    INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target)
-    SELECT ord, position, at, rec, ext, ${PHONE_OF('rec')}, ${EMAIL_OF('rec')}, NULL, false, NULL, NULL, first_at, target
+  // Each merged record is still a change of its customer's history (the one the first of them finds
+  // or makes): logged here, since the merged record stands for them all in the wave.
+  await tx.query(`WITH gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM own WHERE plain) RETURNING cb.*),
+    firsts AS (SELECT own.who, min(ord) AS ord, (array_agg(target ORDER BY ord))[1] AS target FROM gone JOIN own USING (ord) GROUP BY own.who),
+    logged AS (INSERT INTO customer_changes (customer_id, position, n)
+               SELECT coalesce(f.target, f.ord), gone.position, (gone.ord - gone.position * 10000)::int FROM gone JOIN own USING (ord) JOIN firsts f ON f.who = own.who)
+    INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target, logged)
+    SELECT ord, position, at, rec, ext, ${PHONE_OF('rec')}, ${EMAIL_OF('rec')}, NULL, false, NULL, NULL, first_at, target, true
       FROM (SELECT min(ord) AS ord, max(position) AS position, (array_agg(at ORDER BY ord DESC))[1] AS at, jsonb_merge_agg(rec ORDER BY ord) AS rec,
                    min(ext) AS ext, (array_agg(at ORDER BY ord))[1] AS first_at, (array_agg(target ORDER BY ord))[1] AS target
               FROM gone JOIN own USING (ord) GROUP BY own.who) g`);
@@ -179,6 +185,7 @@ interface WaveShape {
 
 async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape): Promise<void> {
   const sql = waveStatements(wave);
+  await queryByIndex(tx, sql.changes);
   if (shape.forgetting > 0) await queryByIndex(tx, sql.forgetting);
   if (shape.targets > 0) await queryByIndex(tx, sql.update);
   await tx.query(sql.insert);

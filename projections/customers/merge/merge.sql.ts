@@ -107,8 +107,14 @@ export const NEEDS_MERGE = (rec: string) =>
 // The update and the insert read `merged` three times each; OFFSET 0 keeps their subqueries from being
 // pulled up, which would compute the merge (a new jsonb per record) once per use instead of once.
 
-export function waveStatements(wave: string): { forgetting: string; update: string; insert: string } {
+export function waveStatements(wave: string): { changes: string; forgetting: string; update: string; insert: string } {
   return {
+    // Each record that changes a customer (found and not forgotten, or a new one) is a change of that
+    // customer's history: where it is in the log. Before the update, which may forget the customer.
+    changes: `INSERT INTO customer_changes (customer_id, position, n)
+      SELECT coalesce(w.target, w.ord), w.position, (w.ord - w.position * 10000)::int
+        FROM ${wave} w LEFT JOIN customers c ON c.customer_id = w.target
+       WHERE NOT w.logged AND ((w.target IS NULL AND NOT w.rec ? '$no_create') OR (w.target IS NOT NULL AND NOT c.is_forgotten))`,
     // Forgetting: remember the hashes of every identifier the customer had or is sent with, and whose
     // they were (the customer found, or the one the insert below makes with the record's ord), so what
     // named them (a sale, a campaign event) still belongs to that customer, whose row stays, empty.

@@ -1,7 +1,6 @@
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsOptional, IsString } from 'class-validator';
 import type { CampaignCursor } from '#mds/projections';
-import { Satisfies } from '../platform/request-validation';
+import { Satisfies, WholeNumber } from '../platform/request-validation';
 
 /** The `next` of a page: where the next one starts (opaque to clients). */
 export const encodeCursor = (cursor: CampaignCursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
@@ -25,11 +24,7 @@ export class CampaignStatisticsQuery {
   @IsString({ message: 'keys must be given once: campaign keys separated by commas' })
   keys?: string;
 
-  @IsOptional()
-  @Transform(({ value }) => (value === '' ? undefined : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value))
-  @IsInt({ message: LIMIT })
-  @Min(1, { message: LIMIT })
-  @Max(100, { message: LIMIT })
+  @WholeNumber('limit', 1, 100, LIMIT)
   limit?: number;
 
   @IsOptional()

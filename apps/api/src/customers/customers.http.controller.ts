@@ -1,15 +1,16 @@
-import { Body, Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
-import { invalidRequest } from '#mds/platform';
+import { invalidRequest, notFound } from '#mds/platform';
 import { RUNTIME, type Runtime } from '#mds/runtime';
-import { currentSettings, listCustomers } from '#mds/projections';
+import { currentSettings, customerHistory, listCustomers, type CustomerChange } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadCommand } from '../imports/uploads';
 import { dataPage, dateBound, nextUrl } from '../imports/paging';
+import { CustomerHistoryQuery } from './customer-history.request.dto';
 
 @ApiTags('customers')
 @ApiBearerAuth()
@@ -54,5 +55,33 @@ export class CustomersHttpController {
     // The customers arrive as JSON text from PostgreSQL; the envelope is written around them.
     reply.type('application/json; charset=utf-8');
     return `{"customers":[${page.json}],"count":${page.count}${next ? `,"next_url":${JSON.stringify(next)}` : ''}}`;
+  }
+
+  @Get('api/data/customers/:external_id/history')
+  @RequirePermission('audit:read')
+  @ApiOperation({
+    summary: "One customer's changes in log order (auditors, admins): `{changes: [{position, at, actor, run_id, type, change, state_after}], count, next_url}`",
+    description:
+      '`type`: import, subscription (a MAIL_/SMS_ subscription event), bulk_update (POST /api/data/query/), deletion or forgetting; `change` is the record or update as sent, ' +
+      '`state_after` the customer after it as retrieval shows customers. `?as_of=<time>` adds `{customer, as_of}`: the customer as it was then (null before its first change), ' +
+      'and lists only the changes up to then. `limit` (100, at most 1,000) and `from` page the changes; follow `next_url` (null on the last page). ' +
+      '404 when no customer has the external id (a forgotten customer has none).',
+  })
+  @ApiOkResponse({ description: '`{changes, count, next_url}`, with `customer` and `as_of` when `as_of` was given' })
+  async history(@Req() request: FastifyRequest, @Param('external_id') externalId: string, @Query() query: CustomerHistoryQuery): Promise<Record<string, unknown>> {
+    const asOf = query.as_of === undefined ? undefined : dateBound('as_of', query.as_of, (await currentSettings(this.runtime)).timezone);
+    const from = query.from ?? 0;
+    const limit = query.limit ?? 100;
+    const history = await customerHistory(this.runtime, externalId, { asOf, from, limit });
+    if (!history) throw notFound(`No customer has the external_id ${JSON.stringify(externalId)}`);
+    let next: string | null = null;
+    if (from + limit < history.total) {
+      const url = new URL(request.url, 'http://placeholder');
+      url.searchParams.set('from', String(from + limit));
+      url.searchParams.delete('access-token');
+      next = `${url.pathname}${url.search}`;
+    }
+    const changes: CustomerChange[] = history.changes;
+    return { ...(asOf === undefined ? {} : { customer: history.customer, as_of: asOf }), changes, count: changes.length, next_url: next };
   }
 }

@@ -1,7 +1,6 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { DATASYNC_DATATYPES } from '#mds/datatargets';
-import { WhenSent } from '../platform/request-validation';
+import { WhenSent, WholeNumber } from '../platform/request-validation';
 
 const NAME = 'name must be a non-empty string of at most 200 characters';
 const DESCRIPTION = 'description must be a string of at most 2000 characters';
@@ -42,19 +41,6 @@ export class ChangeDatatargetRequest {
   @WhenSent()
   @IsBoolean({ message: 'enabled must be true or false' })
   enabled?: boolean;
-}
-
-/** A query parameter that is a whole number from `min` to `max` (absent or empty: the route's default). */
-function WholeNumber(name: string, min: number, max: number): PropertyDecorator {
-  const message = `${name} must be a whole number from ${min} to ${max}`;
-  const decorators = [
-    IsOptional(),
-    Transform(({ value }) => (value === undefined || value === '' ? undefined : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value)),
-    IsInt({ message }),
-    Min(min, { message }),
-    Max(max, { message }),
-  ];
-  return (target, key) => decorators.forEach((d) => d(target, key));
 }
 
 /** Query parameters every route accepts besides its own (the token, for systems that can set nothing else). */

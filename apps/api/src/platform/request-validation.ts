@@ -1,5 +1,6 @@
 import { ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
-import { getMetadataStorage, ValidateBy, ValidateIf, type ValidationError, type ValidationOptions } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { getMetadataStorage, IsInt, IsOptional, Max, Min, ValidateBy, ValidateIf, type ValidationError, type ValidationOptions } from 'class-validator';
 import { invalidRequest } from '#mds/platform';
 
 const UNKNOWN_KEYS = Symbol('mds:unknown-keys');
@@ -19,6 +20,24 @@ export const WhenSent = () => ValidateIf((_object, value) => value !== undefined
 export function Satisfies(rule: (value: unknown) => boolean, message: (value: unknown) => string, options?: ValidationOptions): PropertyDecorator {
   return ValidateBy({ name: 'satisfies', validator: { validate: (value) => rule(value), defaultMessage: (args) => message(args?.value) } }, options);
 }
+
+/**
+ * A query parameter that is a whole number from `min` to `max` (absent or empty: the route's default);
+ * `message` says what it is for when it is not.
+ */
+export function WholeNumber(name: string, min: number, max: number, message = `${name} must be a whole number from ${min} to ${max}`): PropertyDecorator {
+  const decorators = [
+    IsOptional(),
+    Transform(({ value }) => (value === undefined || value === '' ? undefined : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value)),
+    IsInt({ message }),
+    Min(min, { message }),
+    Max(max, { message }),
+  ];
+  return (target, key) => decorators.forEach((d) => d(target, key));
+}
+
+/** A date or a time in ISO 8601 (`2026-03-01`, `2026-03-01T10:00:00Z`, with an offset or none). */
+export const isIsoTime = (v: unknown) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+)?(Z|[+-]\d{2}:?\d{2})?$/.test(v) && !Number.isNaN(Date.parse(v));
 
 function allowedKeys(target: object): string[] {
   const metas = getMetadataStorage().getTargetValidationMetadatas(target.constructor, '', true, false);

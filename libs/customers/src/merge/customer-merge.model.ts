@@ -160,11 +160,24 @@ export function applyCustomerRecord(state: CustomersState, record: CustomerPatch
       if (!next.forgotten.has(key)) next.forgotten.set(key, { kind, hash: identifierHash(value), customer_id: whose });
     }
   }
+  if (target?.is_forgotten) return next;
+  if (!target && record.$no_create !== undefined) return next;
+  const changed = applyToCustomer(target, record, place);
+  next.customers.set(changed.customer_id, changed);
+  return next;
+}
+
+/**
+ * Rules 3 to 5 on the customer a record found (or none: a new one): the customer after it. What a
+ * customer's history shows after each change; the forgotten identifiers are applyCustomerRecord's.
+ */
+export function applyToCustomer(target: Customer | undefined, record: CustomerPatch, place: RecordPlace): Customer {
+  const { phone } = identifiersOf(record);
+  const forget = record.is_forgotten === true;
   const deleted = record.is_deleted === true;
   if (target) {
-    if (target.is_forgotten) return next;
     const merged = mergePatch(target.data, record);
-    next.customers.set(target.customer_id, {
+    return {
       ...target,
       data: forget ? { is_forgotten: true } : merged,
       external_id: forget ? null : text(merged.external_id),
@@ -174,12 +187,10 @@ export function applyCustomerRecord(state: CustomersState, record: CustomerPatch
       is_forgotten: forget,
       updated_at: place.at,
       updated_position: place.position,
-    });
-    return next;
+    };
   }
-  if (record.$no_create !== undefined) return next;
   const data = mergePatch({}, record);
-  next.customers.set(place.ord, {
+  return {
     customer_id: place.ord,
     external_id: forget ? null : text(data.external_id),
     phone: forget ? null : phone,
@@ -190,18 +201,22 @@ export function applyCustomerRecord(state: CustomersState, record: CustomerPatch
     created_at: place.at,
     updated_at: place.at,
     updated_position: place.position,
-  });
-  return next;
+  };
 }
 
 /** A bulk update of the customers `ids` (those its match found): rule 4 without identifiers; is_deleted for good. */
 export function applyCustomerUpdate(state: CustomersState, ids: number[], update: CustomerPatch, place: Omit<RecordPlace, 'ord'>): CustomersState {
   const next: CustomersState = { customers: new Map(state.customers), forgotten: state.forgotten };
-  const { is_deleted: deleted, ...patch } = update;
   for (const id of ids) {
     const c = next.customers.get(id);
     if (!c) continue;
-    next.customers.set(id, { ...c, data: mergePatch(c.data, patch), is_deleted: c.is_deleted || deleted !== undefined, updated_at: place.at, updated_position: place.position });
+    next.customers.set(id, updateCustomer(c, update, place));
   }
   return next;
+}
+
+/** A bulk update on one customer (its data patched, never its identifiers; is_deleted for good). */
+export function updateCustomer(customer: Customer, update: CustomerPatch, place: Omit<RecordPlace, 'ord'>): Customer {
+  const { is_deleted: deleted, ...patch } = update;
+  return { ...customer, data: mergePatch(customer.data, patch), is_deleted: customer.is_deleted || deleted !== undefined, updated_at: place.at, updated_position: place.position };
 }

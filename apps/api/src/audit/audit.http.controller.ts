@@ -1,0 +1,43 @@
+import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { auditEvents, type AuditEvent } from '#mds/projections';
+import { RUNTIME, type Runtime } from '#mds/runtime';
+import { RequirePermission } from '../access/permissions';
+import { AuditEventsQuery } from './audit-events.request.dto';
+
+@ApiTags('audit')
+@ApiBearerAuth()
+@Controller('api/audit')
+export class AuditHttpController {
+  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+
+  @Get('events')
+  @RequirePermission('audit:read')
+  @ApiOperation({
+    summary: 'The event log in position order (auditors, admins): `from` (a position, exclusive), `limit` (100, at most 1,000), `type` (comma-separated), `stream`, `stream_prefix`, `since`/`until` (times), `actor`',
+    description:
+      'Each event: `{position, stream, type, revision, created_at, data, metadata}`; metadata carries `actor` (users/<id> or integrations/<id>), `token_id`, `request_id`, and `run_id` for imports. ' +
+      'Follow `next_url` (null on the last page): positions are given in commit order, so paging while imports run misses and repeats nothing.',
+  })
+  @ApiOkResponse({ description: '`{events: [...], count, next_url}`' })
+  async events(@Req() request: FastifyRequest, @Query() query: AuditEventsQuery): Promise<{ events: AuditEvent[]; count: number; next_url: string | null }> {
+    const filter = {
+      ...(query.type ? { types: query.type.split(',') } : {}),
+      ...(query.stream ? { streams: [query.stream] } : {}),
+      ...(query.stream_prefix ? { streamPrefixes: [query.stream_prefix] } : {}),
+      ...(query.since ? { since: new Date(query.since).toISOString() } : {}),
+      ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
+      ...(query.actor ? { actor: query.actor } : {}),
+    };
+    const page = await auditEvents(this.runtime, { from: query.from ?? 0, limit: query.limit ?? 100, filter });
+    let nextUrl: string | null = null;
+    if (page.next !== null) {
+      const url = new URL(request.url, 'http://placeholder');
+      url.searchParams.set('from', String(page.next));
+      url.searchParams.delete('access-token');
+      nextUrl = `${url.pathname}${url.search}`;
+    }
+    return { events: page.events, count: page.events.length, next_url: nextUrl };
+  }
+}

@@ -1,0 +1,115 @@
+import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '#mds/activity';
+import { CUSTOMERS_IMPORTED, customerMergeModel as model } from '#mds/customers';
+import type { RecordedEvent } from '#mds/event-store';
+import type { ReadDeps } from '../runtime/read-side';
+import { dataQueryOf } from '../runtime/data-query-sql';
+
+/** What a change did to its customer, as the history names it. */
+export type ChangeType = 'import' | 'subscription' | 'bulk_update' | 'deletion' | 'forgetting';
+
+export interface CustomerChange {
+  position: number;
+  at: string;
+  actor: string | null;
+  run_id: string | null;
+  type: ChangeType;
+  /** The record (or the bulk update's `update`) as it is in the log. */
+  change: Record<string, unknown>;
+  /** The customer after it, as retrieval shows customers. */
+  state_after: Record<string, unknown>;
+}
+
+export interface CustomerHistory {
+  changes: CustomerChange[];
+  /** The customer after the last change listed (null when there is none). */
+  customer: Record<string, unknown> | null;
+  /** How many changes the customer has up to `asOf` (or in all), before paging. */
+  total: number;
+}
+
+const VIEW_DEFAULTS = { can_email: false, can_post: false, can_profile: false, can_push: false, can_sms: false };
+
+/** A customer as retrieval shows it: the can_* defaults filled in; a forgotten one is only the marker. */
+export function customerView(c: model.Customer): Record<string, unknown> {
+  if (c.is_forgotten) return { is_forgotten: true };
+  return { ...VIEW_DEFAULTS, ...c.data, ...(c.is_deleted ? { is_deleted: true } : {}) };
+}
+
+/**
+ * One customer's history (by external id), read back from the log: the customers projection lists
+ * where each change is (customer_changes: the chunk's position and the record in it), the events are
+ * read at those positions, and the merge model (libs/customers) folds them, so `state_after` is
+ * what the rules make of each change, and the last one equals the read model's row. Changes after
+ * `asOf` are left out; `from`/`limit` page the list (the fold always starts at the first change).
+ * Undefined when no customer has the external id now (never had it, or forgotten).
+ */
+export async function customerHistory(
+  read: ReadDeps,
+  externalId: string,
+  options: { asOf?: string; from?: number; limit?: number } = {},
+): Promise<CustomerHistory | undefined> {
+  const found = await read.pool.query<{ customer_id: string }>(`SELECT customer_id FROM customers WHERE external_id = $1 AND NOT is_forgotten`, [externalId]);
+  if (found.rows.length === 0) return undefined;
+  const customerId = Number(found.rows[0].customer_id);
+  const { rows } = await read.pool.query<{ position: string; n: number }>(`SELECT position, n FROM customer_changes WHERE customer_id = $1 ORDER BY position, n`, [customerId]);
+  const places = rows.map((r) => ({ position: Number(r.position), n: r.n }));
+  const events = await eventsAt(read, [...new Set(places.map((p) => p.position))]);
+  const asOf = options.asOf === undefined ? undefined : Date.parse(options.asOf);
+
+  const changes: CustomerChange[] = [];
+  let customer: model.Customer | undefined;
+  for (const place of places) {
+    const event = events.get(place.position);
+    if (!event) throw new Error(`customer_changes names position ${place.position}, which the log does not have`);
+    if (asOf !== undefined && Date.parse(event.createdAt) > asOf) break;
+    const step = changeOf(event, place.n);
+    if (!step) continue;
+    const at = { ord: customerId, position: event.position, at: event.createdAt };
+    customer = step.kind === 'update' ? (customer ? model.updateCustomer(customer, step.record, at) : customer) : model.applyToCustomer(customer, step.record, at);
+    if (!customer) continue;
+    changes.push({
+      position: event.position,
+      at: new Date(event.createdAt).toISOString(),
+      actor: typeof event.metadata.actor === 'string' ? event.metadata.actor : null,
+      run_id: typeof event.metadata.run_id === 'string' ? event.metadata.run_id : null,
+      type: step.type,
+      change: withoutMatchingAids(step.record),
+      state_after: customerView(customer),
+    });
+  }
+  const from = options.from ?? 0;
+  const page = changes.slice(from, options.limit === undefined ? undefined : from + options.limit);
+  return { changes: page, customer: customer ? customerView(customer) : null, total: changes.length };
+}
+
+/** Records may carry the import's matching aids (`$phone`, `$token`, `$no_create`): not part of what was sent. */
+const withoutMatchingAids = (record: model.CustomerPatch) => Object.fromEntries(Object.entries(record).filter(([k]) => !k.startsWith('$')));
+
+/** The record a change applies: the n-th of an import chunk (from 1), or a bulk update's `update` (n 0). */
+function changeOf(event: RecordedEvent, n: number): { kind: 'record' | 'update'; type: ChangeType; record: model.CustomerPatch } | undefined {
+  if (event.type === CUSTOMERS_IMPORTED) {
+    const record = (event.data as { records: model.CustomerPatch[] }).records[n - 1];
+    if (!record) return undefined;
+    return { kind: 'record', type: record.is_forgotten === true ? 'forgetting' : record.is_deleted === true ? 'deletion' : 'import', record };
+  }
+  if (event.type === EVENTS_IMPORTED) {
+    const record = (event.data as { records: Array<EventRecord | EventDeletion> }).records[n - 1];
+    if (!record || isDeletion(record)) return undefined;
+    const effect = customerEffect(record) as model.CustomerPatch | undefined;
+    return effect ? { kind: 'record', type: 'subscription', record: effect } : undefined;
+  }
+  const query = dataQueryOf(event, 'customers');
+  if (!query) return undefined;
+  const update = query.update as model.CustomerPatch;
+  return { kind: 'update', type: update.is_deleted !== undefined ? 'deletion' : 'bulk_update', record: update };
+}
+
+/** The events at these positions, read a few at a time. */
+async function eventsAt(read: ReadDeps, positions: number[]): Promise<Map<number, RecordedEvent>> {
+  const out = new Map<number, RecordedEvent>();
+  for (let i = 0; i < positions.length; i += 8) {
+    const pages = await Promise.all(positions.slice(i, i + 8).map((p) => read.store.readAll({ after: p - 1, limit: 1 })));
+    for (const page of pages) for (const e of page.events) out.set(e.position, e);
+  }
+  return out;
+}
