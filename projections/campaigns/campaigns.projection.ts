@@ -33,6 +33,7 @@ export const campaignsProjection: Projection = {
   eventTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED],
   batchSize: 20,
+  reads: UPSTREAM,
   tables: ['campaigns', 'campaign_events', 'campaign_sale_people', 'campaign_stats'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {

@@ -16,9 +16,9 @@ import { applyImports } from './merge/merge-waves';
 export const customersProjection: Projection = {
   name: 'customers',
   // 5: waves as runs in log order ending at a forgetting (read models built by 4 could differ where records waited).
-  // 6: forgotten identifiers remember whose they were (campaign statistics keep a forgotten buyer's sales),
-  // and customer_changes lists where each customer's changes are in the log (its history).
-  version: 6,
+  // 6: forgotten identifiers remember whose they were (campaign statistics keep a forgotten buyer's sales).
+  // 7: customer_changes lists where each customer's changes are in the log (its history).
+  version: 7,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,

@@ -51,11 +51,13 @@ export async function waitForProjection(
  * or after the page's end; logs once in a while when an upstream projection is not running.
  */
 export async function waitForUpstream(
-  tx: { query: (sql: string, params?: unknown[]) => Promise<{ rows: Array<Record<string, unknown>> }>; signal?: AbortSignal },
+  tx: { query: (sql: string, params?: unknown[]) => Promise<{ rows: Array<Record<string, unknown>> }>; signal?: AbortSignal; upstreamAt?: number },
   upstream: Record<string, number>,
   position: number,
   options: { pollMs?: number; timeoutMs?: number; warn?: (message: string, late: string[]) => void } = {},
 ): Promise<void> {
+  // A replay built them first, in its own schema.
+  if (tx.upstreamAt !== undefined && tx.upstreamAt >= position) return;
   const names = Object.keys(upstream);
   const started = Date.now();
   let warned = started;

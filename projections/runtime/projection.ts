@@ -10,6 +10,11 @@ export interface ProjectionTx {
   position: number;
   /** Aborted when the runner stops: an apply that waits (for other read models) gives up. */
   signal?: AbortSignal;
+  /**
+   * Set by a replay into a schema: the read models this projection reads there (its `reads`) are
+   * already built up to this position, so there is nothing to wait for (waitForUpstream).
+   */
+  upstreamAt?: number;
 }
 
 export interface Projection {
@@ -35,6 +40,11 @@ export interface Projection {
   logDataTypes?: string[];
   /** Events per transaction when smaller than the runner's (import chunks carry ~1,000 records each). */
   batchSize?: number;
+  /**
+   * Read models it reads while applying, with the least version its SQL needs (campaign statistics
+   * read customers, sales, products): it waits for them (waitForUpstream), and a replay builds them first.
+   */
+  reads?: Record<string, number>;
   /** Tables its migrations create; each is served to readers as a view of the same name. */
   tables: string[];
   /** Folder of `*.sql` run, in name order, inside a new generation's schema. */

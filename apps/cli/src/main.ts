@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { Command, InvalidArgumentError } from 'commander';
-import { createLogger, loadConfig } from '#mds/platform';
-import { openRuntime, type Runtime } from '#mds/runtime';
 import { projectionStatuses, rebuildProjection, type RebuildProgress } from '#mds/projections';
-import { progressPrinter } from './progress';
+import { progressPrinter, type Progress } from './progress';
+import { auditCommands, queryCommand, replayCommand } from './audit';
+import { positiveInt, withRuntime } from './cli-runtime';
 import { serve } from './serve';
 import {
   CreateUserCommand,
@@ -28,22 +28,6 @@ function readStdin(): Promise<string> {
     process.stdin.on('end', () => resolve(data));
     process.stdin.on('error', reject);
   });
-}
-
-async function withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const runtime = await openRuntime(config, { logger: createLogger(process.env.LOG_LEVEL ?? 'warn'), role: 'cli', poolSize: 4 });
-  try {
-    return await fn(runtime);
-  } finally {
-    await runtime.close();
-  }
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number >= 0');
-  return n;
 }
 
 export function buildCli(): Command {
@@ -91,8 +75,9 @@ export function buildCli(): Command {
           throw new InvalidArgumentError(`unknown projection "${name}"; known: ${runtime.projections.map((p) => p.name).join(', ')}`);
         }
         const printer = progressPrinter();
-        let last: RebuildProgress | undefined;
-        const result = await rebuildProjection(runtime.runnerDeps(), projection, { onProgress: (p) => printer.update((last = p)) });
+        let last: Progress | undefined;
+        const shown = (p: RebuildProgress): Progress => ({ label: `${p.projection} g${p.generation}`, ...p });
+        const result = await rebuildProjection(runtime.runnerDeps(), projection, { onProgress: (p) => printer.update((last = shown(p))) });
         printer.done(last);
         process.stdout.write(
           `rebuilt ${name}: generation ${result.generation} is live${result.retired ? ` (generation ${result.retired} retired)` : ''}; ` +
@@ -183,6 +168,9 @@ export function buildCli(): Command {
         }
       }),
     );
+  replayCommand(events);
+  queryCommand(program);
+  auditCommands(program);
   return program;
 }
 
