@@ -19,7 +19,7 @@ import { startServiceProcess } from './service-process';
 const EVENTS = Number(process.env.BENCH_AUDIT_EVENTS ?? 1_000_000);
 const CUSTOMERS = Number(process.env.BENCH_AUDIT_CUSTOMERS ?? 100_000);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
-const PAGES = Number(process.env.BENCH_AUDIT_PAGES ?? 50);
+const PAGES = Number(process.env.BENCH_AUDIT_PAGES ?? 200);
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 function cli(args: string[], env: Record<string, string>): Promise<void> {
@@ -85,7 +85,7 @@ async function main() {
       if (res.status !== 200 || body.count === 0) throw new Error(`${query}: ${res.status}`);
       return performance.now() - t;
     };
-    const depths = Array.from({ length: PAGES }, (_, i) => head - 1000 - i * 997);
+    const depths = Array.from({ length: PAGES }, (_, i) => head - 1000 - i * 241);
     for (let i = 0; i < 5; i++) await page(`?from=${depths[i]}&limit=1000`); // warm-up
     const plainPages: number[] = [];
     const typed: number[] = [];

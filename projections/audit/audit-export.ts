@@ -18,11 +18,27 @@ export const GENESIS = '0'.repeat(64);
 /** JSON with object keys sorted at every depth and no spaces: one text for one value. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i > 0 ? ',' : ''}${value[i] === undefined ? 'null' : canonicalJson(value[i])}`;
+    return `${out}]`;
+  }
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  // Keys usually come sorted already (jsonb's order is by length, then bytes: often the same): sort only when not.
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) {
+      keys.sort();
+      break;
+    }
+  }
+  let out = '{';
+  for (const key of keys) {
+    const v = object[key];
+    if (v === undefined) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(v)}`;
+  }
+  return `${out}}`;
 }
 
 /** A line's hash: over the previous line's hash and the event's canonical JSON. */
@@ -38,10 +54,15 @@ export interface ExportProgress {
 export async function* exportLines(store: EventStore, range: { from: number; to: number }, onProgress?: (p: ExportProgress) => void): AsyncGenerator<string> {
   let prev = GENESIS;
   let n = 0;
+  // The next page is read while this one is hashed and written: the database and Node work at once.
+  const read = (after: number) => store.readAll({ after, limit: Math.min(1000, range.to - after) });
   let after = Math.max(range.from - 1, 0);
-  while (after < range.to) {
-    const page = await store.readAll({ after, limit: Math.min(1000, range.to - after) });
+  let next = after < range.to ? read(after) : undefined;
+  while (next) {
+    const page = await next;
     if (page.position === after) break;
+    next = page.position < range.to ? read(page.position) : undefined;
+    next?.catch(() => undefined); // awaited on the next turn
     let lines = '';
     for (const e of page.events) {
       if (e.position > range.to) break;
