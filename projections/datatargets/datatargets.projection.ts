@@ -10,6 +10,7 @@ import {
   OUTLET_CONTROLLED,
   OUTLET_CREATED,
   OUTLET_DELETED,
+  templateKey,
   type DatatargetChanged,
   type DatatargetCreated,
   type OutletChanged,
@@ -33,13 +34,14 @@ export const OUTLETS_CHANNEL = 'mds_outlets';
  */
 export const datatargetsProjection: Projection = {
   name: 'datatargets',
-  version: 1,
+  // 2: attempts by reference (outlet_log.request, outlet_templates).
+  version: 2,
   eventTypes: [DATATARGET_CREATED, DATATARGET_CHANGED, DATATARGET_DELETED, MESSAGES_POSTED, OUTLET_CREATED, OUTLET_CHANGED, OUTLET_DELETED, DELIVERY_ATTEMPTED, OUTLET_CONTROLLED],
   streamPrefixes: ['datatarget-', 'outlet-'],
   // Posted messages and attempts are read from the log by the statements that take them (or reach
   // them as stored text); the rest is parsed.
   logDataTypes: [MESSAGES_POSTED, DELIVERY_ATTEMPTED],
-  tables: ['datatargets', 'datatarget_messages', 'outlets', 'outlet_log'],
+  tables: ['datatargets', 'datatarget_messages', 'outlets', 'outlet_log', 'outlet_templates'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
     await forEachRun(events, (e) => (e.type === MESSAGES_POSTED || e.type === DELIVERY_ATTEMPTED ? e.type : e.id), async (run) => {
@@ -74,10 +76,10 @@ async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promis
 async function insertAttempts(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
   const attempts = pageEvents(events, '$1');
   await tx.query(
-    `WITH a AS (SELECT substr(e.stream, ${'outlet-'.length + 1}) AS outlet_id, e.ord, d.entry, d.http_request, d.http_reply, d.state
-                  FROM ${attempts.from} CROSS JOIN LATERAL jsonb_to_record(e.data) AS d(entry jsonb, http_request text, http_reply text, state jsonb)),
-     logged AS (INSERT INTO outlet_log (outlet_id, entry_number, entry, http_request, http_reply)
-                SELECT outlet_id, (entry->>'entry_number')::bigint, entry, http_request, http_reply FROM a ORDER BY ord ON CONFLICT DO NOTHING)
+    `WITH a AS (SELECT substr(e.stream, ${'outlet-'.length + 1}) AS outlet_id, e.ord, d.entry, d.request, d.http_request, d.http_reply, d.state
+                  FROM ${attempts.from} CROSS JOIN LATERAL jsonb_to_record(e.data) AS d(entry jsonb, request jsonb, http_request text, http_reply text, state jsonb)),
+     logged AS (INSERT INTO outlet_log (outlet_id, entry_number, entry, request, http_request, http_reply)
+                SELECT outlet_id, (entry->>'entry_number')::bigint, entry, request, http_request, http_reply FROM a ORDER BY ord ON CONFLICT DO NOTHING)
      UPDATE outlets o SET state = l.state
        FROM (SELECT DISTINCT ON (outlet_id) outlet_id, state FROM a ORDER BY outlet_id, ord DESC) l
       WHERE o.outlet_id = l.outlet_id`,
@@ -114,11 +116,13 @@ async function applyOne(e: RecordedEvent, tx: ProjectionTx): Promise<void> {
       await tx.query(`INSERT INTO outlets (outlet_id, datatarget_id, definition, state, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, [
         o.outlet_id, o.datatarget_id, JSON.stringify(o), JSON.stringify(INITIAL_OUTLET_STATE), o.created_at,
       ]);
+      await keepTemplate(tx, o.outlet_id, o.request.content);
       return;
     }
     case OUTLET_CHANGED: {
       const c = e.data as OutletChanged;
       await tx.query(`UPDATE outlets SET definition = definition || $2::jsonb WHERE outlet_id = $1 RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [c.outlet_id, JSON.stringify(c.changes)]);
+      if (c.changes.request) await keepTemplate(tx, c.outlet_id, c.changes.request.content);
       return;
     }
     case OUTLET_DELETED:
@@ -128,4 +132,9 @@ async function applyOne(e: RecordedEvent, tx: ProjectionTx): Promise<void> {
       await tx.query(`UPDATE outlets SET state = $2 WHERE outlet_id = $1 RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [id, JSON.stringify((e.data as OutletControlled).state)]);
       return;
   }
+}
+
+/** A content template an outlet's attempts may name (by key), kept for rebuilding their requests. */
+async function keepTemplate(tx: ProjectionTx, outletId: string, content: unknown): Promise<void> {
+  await tx.query(`INSERT INTO outlet_templates (outlet_id, template, content) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [outletId, templateKey(content), JSON.stringify(content ?? null)]);
 }

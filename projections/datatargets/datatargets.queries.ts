@@ -1,5 +1,5 @@
 import type { Pool, QueryResultRow } from 'pg';
-import type { OutletDefinition, OutletLogEntry, OutletState } from '#mds/datatargets';
+import { attemptBody, type AttemptRequest, type OutletDefinition, type OutletLogEntry, type OutletState } from '#mds/datatargets';
 import { withTransaction } from '#mds/platform';
 
 const SENSITIVE_HEADER = /authorization|cookie|token|secret|key|password|signature/i;
@@ -146,12 +146,30 @@ export async function outletLog(
   return { total: count.rows[0].n, entries: rows.map((r) => r.entry) };
 }
 
-export async function outletLogEntry(pool: Pool, outletId: string, entryNumber: number): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await pool.query<{ entry: OutletLogEntry; http_request: string | null; http_reply: string | null }>(
-    'SELECT entry, http_request, http_reply FROM outlet_log WHERE outlet_id = $1 AND entry_number = $2',
+/**
+ * One outlet log entry with its raw texts. An attempt recorded by reference (`request`) gets its
+ * request text rebuilt here: the head as sent, then the body from its template and messages, the
+ * same function the worker rendered it with, so the text is what the receiver got (secrets masked).
+ */
+export async function outletLogEntry(pool: Pool, datatargetId: string, outletId: string, entryNumber: number): Promise<Record<string, unknown> | undefined> {
+  const { rows } = await pool.query<{ entry: OutletLogEntry; request: AttemptRequest | null; http_request: string | null; http_reply: string | null }>(
+    'SELECT entry, request, http_request, http_reply FROM outlet_log WHERE outlet_id = $1 AND entry_number = $2',
     [outletId, entryNumber],
   );
   if (!rows[0]) return undefined;
-  const { entry, http_request: request, http_reply: reply } = rows[0];
+  const { entry, request: sent, http_reply: reply } = rows[0];
+  const request = rows[0].http_request ?? (sent ? await rebuiltRequest(pool, datatargetId, outletId, sent) : null);
   return { ...entry, ...(request !== null ? { http_request: request } : {}), ...(reply !== null ? { http_reply: reply } : {}) };
+}
+
+async function rebuiltRequest(pool: Pool, datatargetId: string, outletId: string, sent: AttemptRequest): Promise<string> {
+  if (!sent.body) return sent.head;
+  const [first, last] = sent.messages;
+  const [template, messages] = await Promise.all([
+    pool.query<{ content: unknown }>('SELECT content FROM outlet_templates WHERE outlet_id = $1 AND template = $2', [outletId, sent.template]),
+    readMessages(pool, datatargetId, first - 1, last - first + 1),
+  ]);
+  if (template.rows.length === 0) return `${sent.head}[body not available: template ${sent.template} is not kept]`;
+  if (messages.length !== last - first + 1) return `${sent.head}[body not available: messages ${first} to ${last} are no longer all kept]`;
+  return sent.head + attemptBody(sent, template.rows[0].content, messages.map((m) => m.message));
 }

@@ -3,7 +3,8 @@ import { DeliveryWorker } from '#mds/outlet-worker';
 import { customersProjection, datasyncProjection, datatargetsProjection, rebuildProjection, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
-import { startReceiver } from '../support/receiver';
+import { startRawReceiver, startReceiver } from '../support/receiver';
+import { DELIVERY_ATTEMPTED, isSensitiveHeader, MASK } from '#mds/datatargets';
 
 type Json = Record<string, any>;
 
@@ -128,6 +129,55 @@ describe('datatargets, outlets and webhook delivery', () => {
       const next = (await send('GET', page.next_url)).body;
       expect(next.entries.map((e: Json) => e.entry_number)).toEqual([1]);
       expect(next.next_url).toBeNull();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('records attempts by reference and rebuilds each request from the messages, byte for byte what the receiver got', async () => {
+    const receiver = await startRawReceiver();
+    const secret = `whsec_${Buffer.from('another signing key of the test 1').toString('base64')}`;
+    try {
+      const target = await newTarget('by reference');
+      const outlets = [
+        { outlet_type: 'webhook', max_batch_size: 3, secret, request: { url: receiver.url, method: 'POST', headers: { 'X-Api-Key': 'receiver-key-123', 'X-Shop': 'web' }, format: 'json', content: { z: 1, data: { items: '{(data)}' }, note: 'sent {(data)}' }, is_batched: true } },
+        { outlet_type: 'webhook', request: { url: receiver.url, method: 'PUT', format: 'json', content: '{(data)}', is_batched: false } },
+      ];
+      const ids: string[] = [];
+      for (const o of outlets) ids.push((await send('POST', `/api/datatargets/${target.id}/outlets/`, o)).body.outlet.id);
+      await post(target.id, [{ n: 1, name: 'Åsa Öberg', city: 'Göteborg' }, { n: 2, emoji: '🚀', nested: { b: [1, 2.5, null], a: 'x' } }, { n: 3 }, { n: 4, text: 'line\nbreak "quoted"' }]);
+      await eventually(async () => {
+        for (const id of ids) expect((await outletOf(target.id, id)).last_delivered_message_number).toBe(4);
+      });
+      // What the receiver got, with the values of credential headers masked as the log masks them.
+      const masked = receiver.requests.map((raw) => {
+        const end = raw.indexOf('\r\n\r\n');
+        const lines = raw.slice(0, end).split('\r\n').map((line, i) => {
+          const colon = line.indexOf(':');
+          return i > 0 && isSensitiveHeader(line.slice(0, colon)) ? `${line.slice(0, colon)}: ${MASK}` : line;
+        });
+        return `${lines.join('\r\n')}\r\n\r\n${raw.slice(end + 4)}`;
+      });
+      const logged: string[] = [];
+      for (const id of ids) {
+        const entries = (await logOf(target.id, id)).entries as Json[];
+        for (const e of entries) logged.push((await send('GET', `/api/datatargets/${target.id}/outlets/${id}/log/${e.entry_number}/`)).body.entry.http_request);
+      }
+      expect(logged).toHaveLength(2 + 4);
+      expect(new Set(logged)).toEqual(new Set(masked));
+      expect(logged.some((r) => r.includes('Göteborg') && r.includes('🚀'))).toBe(true);
+      // The log keeps the head and the message numbers, not the body a second time.
+      const attempts = (await api.rt.store.readAll({ filter: { types: [DELIVERY_ATTEMPTED], streams: ids.map((id) => `outlet-${id}`) }, limit: 100 })).events;
+      expect(attempts).toHaveLength(6);
+      for (const a of attempts) {
+        const data = a.data as Json;
+        expect(data.http_request).toBeUndefined();
+        expect(data.request).toMatchObject({ head: expect.stringMatching(/^(POST|PUT) \/hook\?shop=web HTTP\/1\.1\r\n/), template: expect.stringMatching(/^[0-9a-f]{32}$/), messages: [expect.any(Number), expect.any(Number)] });
+        expect(JSON.stringify(data)).not.toContain('Göteborg');
+        expect(JSON.stringify(data)).not.toContain('receiver-key-123');
+      }
+      // The signed outlet's attempts keep the signature they sent; the other's have none.
+      expect(attempts.map((a) => [a.stream === `outlet-${ids[0]}`, /^v1,/.test(String((a.data as Json).signature))])).toEqual(attempts.map((a) => [a.stream === `outlet-${ids[0]}`, a.stream === `outlet-${ids[0]}`]));
     } finally {
       await receiver.close();
     }

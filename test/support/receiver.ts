@@ -48,3 +48,38 @@ export async function startReceiver(options: { plan?: Array<number | { status: n
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * A webhook receiver that keeps every request's bytes exactly as they arrived (request line, header
+ * block, body), for comparing with what the outlet log says was sent. Answers 200 to each, keeping
+ * the connection open as the client asks.
+ */
+export async function startRawReceiver() {
+  const { createServer: createTcpServer } = await import('node:net');
+  const requests: string[] = [];
+  const server = createTcpServer((socket) => {
+    let pending = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      for (;;) {
+        const end = pending.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = pending.subarray(0, end + 4).toString('latin1');
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        if (pending.length < end + 4 + length) return;
+        requests.push(pending.subarray(0, end + 4 + length).toString('utf8'));
+        pending = pending.subarray(end + 4 + length);
+        const body = '{"ok":true}';
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/hook?shop=web`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

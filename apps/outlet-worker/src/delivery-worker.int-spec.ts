@@ -71,7 +71,7 @@ describe('outlet worker: attempts recorded in groups, messages read ahead', () =
     await waitForProjection(rt.pool, 'datatargets', events[events.length - 1].position);
     const projected = await outletLog(rt.pool, outletId, { limit: 100, order: 'ascending' });
     expect(projected.entries.map((e) => e.entry_number)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect((await outletLogEntry(rt.pool, outletId, 6))?.http_request).toContain('[51..60]');
+    expect((await outletLogEntry(rt.pool, datatargetId, outletId, 6))?.http_request).toContain('[51..60]');
     expect((await findOutlet(rt.pool, datatargetId, outletId))?.state.last_delivered_message_number).toBe(60);
   });
 

@@ -6,7 +6,8 @@ import {
   MAX_UNRECORDED_BATCHES,
   OUTLET_CONTROLLED,
   openAttemptLog,
-  renderContent,
+  attemptBody,
+  templateKey,
   stateAfterAttempt,
   type DeliveryAttempted,
   type OutletControlled,
@@ -222,7 +223,7 @@ export class DeliveryWorker {
 
   private async attempt(def: OutletDefinition, outletId: string, state: OutletState, batch: Awaited<ReturnType<typeof readMessages>>): Promise<OutletStreamEvent[]> {
     const messages = batch.map((b) => b.message);
-    const body = JSON.stringify(renderContent(def.request.content, def.is_batched ? messages : messages[0]));
+    const body = attemptBody({ batched: def.is_batched, body: true }, def.request.content, messages);
     const webhookId = `msg_${outletId}_${state.batch_number}`;
     const secret = this.secretOf(def.secret_sealed);
     const startedAt = performance.timeOrigin + performance.now();
@@ -260,7 +261,11 @@ export class DeliveryWorker {
       entry,
       last_message_number: lastNumber,
       webhook_id: webhookId,
-      http_request: result.rawRequest,
+      // The body is the messages through the template: kept by reference when the head tells the rest.
+      ...(result.requestHead !== undefined
+        ? { request: { head: result.requestHead, template: templateKey(def.request.content), batched: def.is_batched, messages: [firstNumber, lastNumber] as [number, number], body: def.request.method !== 'GET' } }
+        : { http_request: result.rawRequest }),
+      ...(result.signature !== undefined ? { signature: result.signature } : {}),
       http_reply: result.rawReply ?? null,
       state: next,
     };

@@ -113,13 +113,32 @@ export interface OutletLogEntry {
   http_request_available: boolean;
 }
 
+/**
+ * What an attempt sent, by reference: the request line and header block as sent (masked), and what
+ * the body was made of, the outlet's content template (by its key: templateKey) over the messages
+ * `messages[0]` to `messages[1]`, so the body is not stored a second time beside the messages.
+ */
+export interface AttemptRequest {
+  head: string;
+  template: string;
+  batched: boolean;
+  messages: [number, number];
+  /** False for a GET, which carries no body. */
+  body: boolean;
+}
+
 export interface DeliveryAttempted {
   outlet_id: string;
   datatarget_id: string;
   entry: OutletLogEntry;
   last_message_number: number;
   webhook_id: string;
-  http_request: string;
+  /** The request by reference (attempts since it exists), rebuilt when the log entry is read. */
+  request?: AttemptRequest;
+  /** The whole request text: earlier attempts, and those whose body masking changed (a secret in a message). */
+  http_request?: string;
+  /** The `webhook-signature` sent, when signed. */
+  signature?: string;
   http_reply: string | null;
   state: OutletState;
 }

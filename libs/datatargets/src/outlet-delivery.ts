@@ -1,4 +1,6 @@
-import type { OutletState } from './datatarget.events';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '#mds/platform';
+import type { AttemptRequest, OutletState } from './datatarget.events';
 
 export const DATA_PLACEHOLDER = '{(data)}';
 
@@ -15,6 +17,14 @@ export function renderContent(template: unknown, data: unknown): unknown {
   if (Array.isArray(template)) return template.map((t) => renderContent(t, data));
   if (typeof template === 'object' && template !== null) return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, renderContent(v, data)]));
   return template;
+}
+
+/** A content template's key: attempts name the template they rendered by it. */
+export const templateKey = (content: unknown) => createHash('sha256').update(canonicalJson(content ?? null)).digest('hex').slice(0, 32);
+
+/** The body an attempt sent: its template over its messages (all of them batched, else the one). */
+export function attemptBody(request: Pick<AttemptRequest, 'batched' | 'body'>, template: unknown, messages: unknown[]): string {
+  return request.body ? JSON.stringify(renderContent(template, request.batched ? messages : messages[0])) : '';
 }
 
 export interface BackoffPolicy {

@@ -1,3 +1,4 @@
+export * from './canonical-json';
 export * from './config';
 export * from './database';
 export * from './embedded-postgres';

@@ -228,7 +228,7 @@ export class DatatargetsHttpController {
     await this.outlet(id, outletId);
     const number = /^\d{1,15}$/.test(entryNumber) ? Number(entryNumber) : 0;
     if (number < 1) throw invalidRequest('entry_number must be a whole number from 1');
-    const entry = await outletLogEntry(this.runtime.pool, outletId, number);
+    const entry = await outletLogEntry(this.runtime.pool, id, outletId, number);
     if (!entry) throw notFound(`No log entry ${entryNumber.slice(0, 20)}`);
     return { entry };
   }

@@ -99,7 +99,7 @@ describe('deliver', () => {
     expect(result).toMatchObject({ ok: true, httpStatus: 201 });
     expect(result.failReason).toBeUndefined();
     expect(result.refused).toBeUndefined();
-    expect(result.rawRequest.startsWith(`POST /hooks/orders?batch=7 HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n`)).toBe(true);
+    expect(result.rawRequest.startsWith(`POST /hooks/orders?batch=7 HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\n`)).toBe(true);
     expect(result.rawRequest).toContain('\r\ncontent-type: application/json\r\n');
     expect(result.rawRequest).toContain('\r\nX-Custom: given value\r\n');
     expect(result.rawRequest).toContain(`\r\ncontent-length: ${body.length}\r\n`);
@@ -107,6 +107,19 @@ describe('deliver', () => {
     expect(result.rawReply?.startsWith('HTTP/1.1 201 Created\r\n')).toBe(true);
     expect(result.rawReply).toContain('\r\nX-Receiver: yes\r\n');
     expect(result.rawReply?.endsWith('\r\n\r\n{"accepted":3}')).toBe(true);
+  });
+
+  it('gives the head apart when the rest of the raw request is the body as sent, and not when masking changed the body', async () => {
+    const server = await startServer(answer(200, {}, '{}'));
+    const request = (body: string) => ({ url: `http://127.0.0.1:${server.port}/h`, method: 'POST', headers: { 'content-type': 'application/json', 'X-Api-Key': 'a key of twelve' }, body });
+    const plain = await deliver(request('{"n":1}'), options());
+    expect(plain.requestHead).toBeDefined();
+    expect(plain.requestHead! + '{"n":1}').toBe(plain.rawRequest);
+    expect(plain.requestHead).toContain('\r\nX-Api-Key: ***\r\n');
+    // A message that carries the key: the log must keep the masked text itself.
+    const echoing = await deliver(request('{"note":"a key of twelve"}'), options());
+    expect(echoing.requestHead).toBeUndefined();
+    expect(echoing.rawRequest.endsWith('{"note":"***"}')).toBe(true);
   });
 
   it('takes startedAt from the clock just before the request and times until the reply body ends', async () => {

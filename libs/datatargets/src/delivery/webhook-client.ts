@@ -45,6 +45,14 @@ export interface DeliveryResult {
   startedAt: Date;
   requestTimeMs: number;
   rawRequest: string;
+  /**
+   * The request line and header block of `rawRequest` (masked), when the rest of it is the body as
+   * sent: the log may then keep the head and rebuild the body from the messages. Absent when masking
+   * touched the body (a secret in a message), so only the whole text tells what was sent.
+   */
+  requestHead?: string;
+  /** The `webhook-signature` sent (HMAC of the body; says nothing of the secret). */
+  signature?: string;
   rawReply?: string;
 }
 
@@ -63,14 +71,20 @@ export async function deliver(request: WebhookRequest, options: DeliveryOptions)
   const secrets = [...(options.secret ? secretSpellings(options.secret) : []), ...sensitiveValues(headers)];
   const mask = (text: string): string => maskText(text, secrets);
   const requestTarget = target.url ? target.url.pathname + target.url.search : request.url;
-  const rawRequest = mask(renderRequest(request.method, requestTarget, wireHeaders(request, headers, target.url, options.keepAliveKey !== undefined), request.body));
+  const head = mask(renderRequest(request.method, requestTarget, wireHeaders(request, headers, target.url, options.keepAliveKey !== undefined), undefined));
+  const rawRequest = mask(head + (request.body ?? ''));
+  const sent = {
+    rawRequest,
+    ...(rawRequest === head + (request.body ?? '') ? { requestHead: head } : {}),
+    ...(header(headers, 'webhook-signature') !== undefined ? { signature: header(headers, 'webhook-signature') } : {}),
+  };
   if (target.problem !== undefined) {
-    return { ok: false, failReason: mask(target.problem), startedAt, requestTimeMs: 0, rawRequest };
+    return { ok: false, failReason: mask(target.problem), startedAt, requestTimeMs: 0, ...sent };
   }
 
   const clock = performance.now();
   const exchange = await exchangeOnce(target.url, request, headers, options);
-  const timing = { startedAt, requestTimeMs: Math.max(0, Math.round(exchange.endedAt - clock)), rawRequest };
+  const timing = { startedAt, requestTimeMs: Math.max(0, Math.round(exchange.endedAt - clock)), ...sent };
 
   if (exchange.status === undefined) {
     const result: DeliveryResult = { ok: false, failReason: mask(describeFailure(exchange, options)), ...timing };
@@ -143,7 +157,7 @@ function wireHeaders(request: WebhookRequest, headers: HeaderList, url: URL | un
   const rest = headers.filter(([name]) => !['host', 'content-length'].includes(name.toLowerCase()));
   const length = Buffer.byteLength(request.body ?? '');
   return [
-    ...(host === undefined ? [] : ([['Host', host]] as HeaderList)),
+    ...(host === undefined ? [] : ([['host', host]] as HeaderList)),
     ['connection', keepAlive ? 'keep-alive' : 'close'],
     ...rest,
     ...(length > 0 || PAYLOAD_METHODS.has(request.method.toUpperCase()) ? ([['content-length', String(length)]] as HeaderList) : []),
