@@ -1,5 +1,5 @@
 import { createPool, runMigrations } from '#mds/platform';
-import { PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS, type RecordedEvent } from '#mds/event-store';
+import { PERSONAL_DATA_MIGRATIONS, PersonalDataEventStore, PostgresEventStore, POSTGRES_EVENT_STORE_MIGRATIONS, type EventStore, type RecordedEvent } from '#mds/event-store';
 import { createTestDatabase, type TestDatabase } from '#mds/testing/database';
 import { EventDataNeeded, dataOf, pageEvents, pageRecords } from './projection';
 
@@ -7,14 +7,15 @@ import { EventDataNeeded, dataOf, pageEvents, pageRecords } from './projection';
 describe('pageRecords and pageEvents', () => {
   let db: TestDatabase;
   let pool: ReturnType<typeof createPool>;
-  let store: PostgresEventStore;
+  let store: EventStore;
   let head = 0;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     pool = createPool(db.url, { max: 2 });
-    await runMigrations(pool, [POSTGRES_EVENT_STORE_MIGRATIONS]);
-    store = new PostgresEventStore(pool);
+    await runMigrations(pool, [POSTGRES_EVENT_STORE_MIGRATIONS, PERSONAL_DATA_MIGRATIONS]);
+    // Chunks' `s` is personal: kept apart from the log, and back in every way of reading.
+    store = new PersonalDataEventStore(new PostgresEventStore(pool), pool, { Chunk: ['s'] });
     await store.append('import-a', [{ type: 'Chunk', data: { records: [{ id: 'a1', n: 1 }, { id: 'a2', tags: ['x', 'y'] }] } }]);
     await store.append('import-b', [{ type: 'Other', data: { records: [{ id: 'o1' }] } }, { type: 'Chunk', data: { records: [{ id: 'b1', s: "it's \"quoted\" ✓" }] } }]);
     head = (await store.readAll()).position;
@@ -52,6 +53,8 @@ describe('pageRecords and pageEvents', () => {
     // Nothing left in the log: the statement does not name it.
     expect(fromParsed.page.from).not.toContain('mds_events');
     expect(head).toBe(3);
+    // The personal field is in none of the log's rows: each way above got it back from beside the log.
+    expect(Number((await pool.query(`SELECT count(*) FROM mds_events WHERE data::text LIKE '%quoted%'`)).rows[0].count)).toBe(0);
   });
 
   it('uses reshaped records where given, and refuses to parse data that was left in the log', async () => {

@@ -78,15 +78,27 @@ export function assertValidProjection(p: Projection): void {
  * (`dataInTable`, see Projection.logDataTypes): the statement reads it there by position.
  */
 export function pageRecords(events: RecordedEvent[], param: string, records?: (e: RecordedEvent) => unknown[] | undefined): { from: string; json: string } {
+  const inLog = events.some((e) => e.dataInTable !== undefined);
   const parts = events.map((e) => {
     const reshaped = records?.(e);
-    const head = `{"position":${e.position},"at":${JSON.stringify(e.createdAt)}`;
+    const head = `{"position":${e.position},${inLog ? `"id":"${e.id}",` : ''}"at":${JSON.stringify(e.createdAt)}`;
     return reshaped === undefined ? `${head},${dataPart(e)}}` : `${head},"records":${JSON.stringify(reshaped)}}`;
   });
+  const source = `coalesce(c.records, ${dataSql(events, 'c', "->'records'")})`;
   return {
     json: `[${parts.join(',')}]`,
-    from: `jsonb_to_recordset(${param}::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb, logged boolean)
-        CROSS JOIN LATERAL jsonb_array_elements(coalesce(c.records, ${dataSql(events, 'c', "->'records'")})) WITH ORDINALITY AS r(rec, n)`,
+    // Records read from the log where they lie get their personal fields back beside them: the
+    // chunk's list in mds_personal_data (forgettable payloads), zipped by place, each read once.
+    // Records that came from Node already have them (the event store merged them on reading).
+    from: inLog
+      ? `jsonb_to_recordset(${param}::jsonb) AS c(position bigint, id uuid, at timestamptz, records jsonb, data jsonb, logged boolean)
+        CROSS JOIN LATERAL (
+          SELECT CASE WHEN jsonb_typeof(z.pd) = 'object' AND jsonb_typeof(z.rec) = 'object' THEN z.rec || z.pd ELSE z.rec END AS rec, z.n
+            FROM ROWS FROM (jsonb_array_elements(${source}),
+                            jsonb_array_elements(CASE WHEN c.logged THEN (SELECT p.records FROM mds_personal_data p WHERE p.event_id = c.id) END)) WITH ORDINALITY AS z(rec, pd, n)
+          OFFSET 0) r` // not pulled up: each record is merged once, however often the statement names r.rec
+      : `jsonb_to_recordset(${param}::jsonb) AS c(position bigint, at timestamptz, records jsonb, data jsonb, logged boolean)
+        CROSS JOIN LATERAL jsonb_array_elements(${source}) WITH ORDINALITY AS r(rec, n)`,
   };
 }
 
@@ -100,9 +112,19 @@ export function pageRecords(events: RecordedEvent[], param: string, records?: (e
  */
 export function pageEvents(events: RecordedEvent[], param: string): { from: string; json: string } {
   const parts = events.map((e, ord) => `{"ord":${ord},"position":${e.position},"stream":${JSON.stringify(e.stream)},${dataPart(e)}}`);
+  const logTable = events.find((e) => e.dataInTable !== undefined)?.dataInTable;
+  // Read from the log where it lies, an event's records get their personal fields back (see pageRecords).
+  const data =
+    logTable === undefined
+      ? 'x.data'
+      : `CASE WHEN x.logged THEN (
+           SELECT CASE WHEN p.records IS NULL THEN l.data ELSE jsonb_set(l.data, '{records}', (
+                    SELECT coalesce(jsonb_agg(CASE WHEN jsonb_typeof(z.pd) = 'object' AND jsonb_typeof(z.rec) = 'object' THEN z.rec || z.pd ELSE z.rec END ORDER BY z.n), '[]')
+                      FROM ROWS FROM (jsonb_array_elements(l.data->'records'), jsonb_array_elements(p.records)) WITH ORDINALITY AS z(rec, pd, n))) END
+             FROM ${logTable} l LEFT JOIN mds_personal_data p ON p.event_id = l.id WHERE l.position = x.position) ELSE x.data END`;
   return {
     json: `[${parts.join(',')}]`,
-    from: `(SELECT x.ord, x.position, x.stream, ${dataSql(events, 'x')} AS data
+    from: `(SELECT x.ord, x.position, x.stream, ${data} AS data
               FROM jsonb_to_recordset(${param}::jsonb) AS x(ord int, position bigint, stream text, data jsonb, logged boolean)) e`,
   };
 }

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { EsdbEventStore } from './esdb/esdb-event-store';
 import type { EventStore } from './event-store.port';
 import { PostgresEventStore, type AppendListener } from './postgres/postgres-event-store';
+import { PersonalDataEventStore, type PersonalFields } from './personal-data/personal-data-store';
 import { UpcasterRegistry } from './upcasters';
 
 export interface EventStoreSettings {
@@ -10,9 +11,14 @@ export interface EventStoreSettings {
   eventStoreUrl?: string;
   notifications?: AppendListener;
   upcasters?: UpcasterRegistry;
+  /** Event types whose records' personal fields are kept apart from the log (forgettable payloads). */
+  personalFields?: PersonalFields;
 }
 
 export function createEventStore(settings: EventStoreSettings): EventStore {
-  if (settings.eventStoreUrl) return new EsdbEventStore(settings.eventStoreUrl, { upcasters: settings.upcasters });
-  return new PostgresEventStore(settings.pool, { notifications: settings.notifications, upcasters: settings.upcasters });
+  const log = settings.eventStoreUrl
+    ? new EsdbEventStore(settings.eventStoreUrl, { upcasters: settings.upcasters })
+    : new PostgresEventStore(settings.pool, { notifications: settings.notifications, upcasters: settings.upcasters });
+  // The personal-data lists live in the service's PostgreSQL whichever log is used.
+  return settings.personalFields && Object.keys(settings.personalFields).length > 0 ? new PersonalDataEventStore(log, settings.pool, settings.personalFields) : log;
 }

@@ -2,9 +2,12 @@ import * as path from 'node:path';
 import {
   createEventStore,
   POSTGRES_EVENT_STORE_MIGRATIONS,
+  PERSONAL_DATA_MIGRATIONS,
   UpcasterRegistry,
   type EventStore,
+  type PersonalFields,
 } from '#mds/event-store';
+import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED } from '#mds/customers';
 import type { AccessDeps } from '#mds/access';
 import {
   createLogger,
@@ -20,6 +23,12 @@ import {
   type Pool,
 } from '#mds/platform';
 import { OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Projection, type RunnerDeps } from '#mds/projections';
+
+/**
+ * The personal fields of each kind of import chunk, kept apart from the log (forgettable payloads;
+ * README "Personal data and the immutable log"). Each context says which of its fields are personal.
+ */
+export const PERSONAL_FIELDS: PersonalFields = { [CUSTOMERS_IMPORTED]: CUSTOMER_PERSONAL_FIELDS };
 
 /** Upcasters of every context's events; contexts register theirs here as their events evolve. */
 export function createUpcasters(): UpcasterRegistry {
@@ -79,11 +88,12 @@ export async function openRuntime(
     await runMigrations(pool, [
       { component: 'platform', dir: path.join(__dirname, 'migrations') },
       POSTGRES_EVENT_STORE_MIGRATIONS,
+      PERSONAL_DATA_MIGRATIONS,
       PROJECTION_CATALOG_MIGRATIONS,
     ], logger);
     const notifications = new PgNotifications(databaseUrl, ['mds_events', 'mds_checkpoints', OUTLETS_CHANNEL], logger);
     await notifications.start();
-    const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, notifications, upcasters: createUpcasters() });
+    const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, notifications, upcasters: createUpcasters(), personalFields: PERSONAL_FIELDS });
     const url = databaseUrl;
     const accessDeps: AccessDeps = {
       secrets: new SecretBox(() => loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir, logger })),

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import type { Pool } from 'pg';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  EventSubscription,
+  NewEvent,
+  ReadAllOptions,
+  ReadAllPage,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+} from '../event-store.port';
+
+/**
+ * Forgettable payloads (see the README's decision on personal data): the personal fields of the
+ * records of some event types never enter the log. On append they are taken out of each record and
+ * kept, as one list per event (`records[i]` the personal fields of the event's i-th record, or null),
+ * in `mds_personal_data` in the service's PostgreSQL, keyed by the event's id; the event keeps the
+ * rest. Readers get the records whole again: this store merges the lists back into what it reads, and
+ * projections that read events in SQL where they lie (`dataInTable`) zip them there (pageRecords).
+ * Forgetting rewrites a list, never an event: the log stays append-only and its bytes unchanged.
+ */
+export const PERSONAL_DATA_MIGRATIONS = { component: 'personal-data', dir: path.join(__dirname, 'migrations') };
+
+/** The personal fields of the records of each event type whose data is `{records: [...]}`. */
+export type PersonalFields = Readonly<Record<string, readonly string[]>>;
+
+type Rec = Record<string, unknown>;
+
+/** A record's personal fields apart from the rest (null when it has none). */
+export function splitRecord(record: unknown, fields: readonly string[]): { rest: unknown; personal: Rec | null } {
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return { rest: record, personal: null };
+  let personal: Rec | null = null;
+  const rest: Rec = {};
+  for (const [k, v] of Object.entries(record as Rec)) {
+    if (fields.includes(k)) (personal ??= {})[k] = v;
+    else rest[k] = v;
+  }
+  return { rest, personal };
+}
+
+/** The records with their personal fields back (kept ones win over nothing: the rest never has them). */
+export function mergeRecords(records: unknown[], personal: unknown[]): unknown[] {
+  return records.map((r, i) => {
+    const p = personal[i];
+    return p && typeof p === 'object' && r && typeof r === 'object' && !Array.isArray(r) ? { ...(r as Rec), ...(p as Rec) } : r;
+  });
+}
+
+export class PersonalDataEventStore implements EventStore {
+  constructor(
+    private readonly inner: EventStore,
+    private readonly pool: Pool,
+    private readonly fields: PersonalFields,
+  ) {}
+
+  get kind() {
+    return this.inner.kind;
+  }
+
+  async append(stream: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult> {
+    const rows: Array<{ id: string; records: Array<Rec | null> }> = [];
+    const generated = new Set<string>();
+    const split = events.map((e) => {
+      const fields = this.fields[e.type];
+      const records = (e.data as { records?: unknown } | null)?.records;
+      if (!fields || !Array.isArray(records)) return e;
+      const parts = records.map((r) => splitRecord(r, fields));
+      if (parts.every((p) => p.personal === null)) return e;
+      const id = e.id ?? randomUUID();
+      if (e.id === undefined) generated.add(id);
+      rows.push({ id, records: parts.map((p) => p.personal) });
+      return { ...e, id, data: { ...(e.data as Rec), records: parts.map((p) => p.rest) } };
+    });
+    if (rows.length === 0) return this.inner.append(stream, events, options);
+    // The lists first: an event never names a list that is not there. A retry with the same ids finds
+    // them kept (and its append answers as the first did).
+    await this.pool.query(
+      `INSERT INTO mds_personal_data (event_id, records) SELECT x.id, x.records FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, records jsonb) ON CONFLICT (event_id) DO NOTHING`,
+      [JSON.stringify(rows)],
+    );
+    try {
+      return await this.inner.append(stream, split, options);
+    } catch (err) {
+      // Nothing names the lists of events this append made up: they go with it.
+      if (generated.size > 0) await this.pool.query('DELETE FROM mds_personal_data WHERE event_id = ANY($1::uuid[])', [[...generated]]).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return this.merged(await this.inner.readStream(stream, options));
+  }
+
+  async readAll(options?: ReadAllOptions): Promise<ReadAllPage> {
+    const page = await this.inner.readAll(options);
+    return { ...page, events: await this.merged(page.events) };
+  }
+
+  subscribe(options?: SubscribeOptions): EventSubscription {
+    const inner = this.inner.subscribe(options);
+    const merged = (page: ReadAllPage) => this.merged(page.events).then((events) => ({ ...page, events }));
+    return {
+      close: () => inner.close(),
+      async *[Symbol.asyncIterator]() {
+        for await (const page of inner) yield await merged(page);
+      },
+    };
+  }
+
+  headPosition(): Promise<number> {
+    return this.inner.headPosition();
+  }
+
+  waitForAppend(position: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return this.inner.waitForAppend(position, timeoutMs, signal);
+  }
+
+  ping(): Promise<void> {
+    return this.inner.ping();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  get waitForTypes(): EventStore['waitForTypes'] {
+    return this.inner.waitForTypes?.bind(this.inner);
+  }
+
+  /** The events with their records' personal fields merged back, where they were read with data. */
+  private async merged(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+    const wanted = events.filter((e) => this.fields[e.type] && e.dataInTable === undefined && (e.data !== null || e.rawData !== undefined));
+    if (wanted.length === 0) return events;
+    const { rows } = await this.pool.query<{ event_id: string; records: unknown[] }>('SELECT event_id, records FROM mds_personal_data WHERE event_id = ANY($1::uuid[])', [wanted.map((e) => e.id)]);
+    if (rows.length === 0) return events;
+    const lists = new Map(rows.map((r) => [r.event_id, r.records]));
+    const want = new Set(wanted);
+    return events.map((e) => {
+      const list = lists.get(e.id);
+      if (!list || !want.has(e)) return e;
+      if (e.rawData !== undefined) {
+        const data = JSON.parse(e.rawData) as Rec & { records: unknown[] };
+        return { ...e, rawData: JSON.stringify({ ...data, records: mergeRecords(data.records, list) }) };
+      }
+      const data = e.data as Rec & { records: unknown[] };
+      return { ...e, data: { ...data, records: mergeRecords(data.records, list) } };
+    });
+  }
+}
