@@ -18,7 +18,8 @@ export const customersProjection: Projection = {
   // 5: waves as runs in log order ending at a forgetting (read models built by 4 could differ where records waited).
   // 6: forgotten identifiers remember whose they were (campaign statistics keep a forgotten buyer's sales).
   // 7: customer_changes lists where each customer's changes are in the log (its history).
-  version: 7,
+  // 8: a record naming a forgotten customer's identifier starts a new customer; forgetting erases (erasure.ts).
+  version: 8,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,

@@ -81,3 +81,16 @@ export function forgottenCondition(ids: { externalId?: string; phone?: string; e
   ].filter(Boolean);
   return `EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE ${parts.join(' OR ')})`;
 }
+
+/**
+ * The live (not forgotten) customer an identifier finds now, as an import record would: by
+ * external_id, or by the phone (normalised) or e-mail (lower-cased), the oldest when several share it.
+ */
+export async function findLiveCustomer(pool: Pool, by: 'external_id' | 'email' | 'phone', value: string): Promise<number | undefined> {
+  const column = by === 'external_id' ? 'external_id' : by;
+  const { rows } = await pool.query<{ customer_id: string }>(
+    `SELECT customer_id FROM customers WHERE ${column} = $1 AND NOT is_forgotten ORDER BY customer_id LIMIT 1`,
+    [by === 'email' ? value.toLowerCase() : value],
+  );
+  return rows[0] ? Number(rows[0].customer_id) : undefined;
+}

@@ -39,7 +39,7 @@ describe('pageRecords and pageEvents', () => {
     expect(inLog.events.filter((e) => e.type === 'Chunk').every((e) => e.dataInTable !== undefined && e.data === null)).toBe(true);
     const fromLog = await records(inLog.events);
     // Left in the log: only positions travel; the statement reads the chunks by position.
-    expect(fromLog.page.json).not.toContain('a1');
+    expect(fromLog.page.json).not.toContain('"a1"'); // (an event's uuid may hold the letters)
     expect(fromLog.page.from).toContain('mds_events');
     expect(fromLog.rows).toEqual([
       [1, 1, { id: 'a1', n: 1 }],

@@ -58,6 +58,7 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
       await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
       try {
         await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal });
+        await assertPersonalDataUnchanged(client, page.personalEpoch);
         // Compare-and-set and COMMIT in one round trip.
         await client.query(`${move}; COMMIT`);
       } catch (err) {
@@ -71,6 +72,24 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
   }
   gen.checkpoint = page.position;
   return true;
+}
+
+/** A forgetting rewrote personal data after the page was read: what was built from it is not committed. */
+export class PersonalDataChanged extends Error {
+  constructor() {
+    super('personal data was forgotten while the page was applied; reading it again');
+  }
+}
+
+/**
+ * Before committing what was built from a page holding personal fields: no forgetting has rewritten
+ * them since the page was read (else PersonalDataChanged). Holds the personal-data lock shared until
+ * the commit, so a forgetting that starts now waits for this transaction and then sees its rows.
+ */
+async function assertPersonalDataUnchanged(client: Client, epoch: number | undefined): Promise<void> {
+  if (epoch === undefined) return;
+  const { rows } = await client.query<{ ok: boolean }>('SELECT mds_personal_epoch_unchanged($1) AS ok', [epoch]);
+  if (!rows[0].ok) throw new PersonalDataChanged();
 }
 
 /** SQLSTATE of mds_move_checkpoint when the checkpoint was not where the page was read from. */
@@ -109,13 +128,14 @@ async function readAndApply(
   signal?: AbortSignal,
 ): Promise<{ page: ReadAllPage; applied: boolean }> {
   page ??= await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, state.allData);
-  try {
-    return { page, applied: await applyPage(client, projection, gen, page, signal) };
-  } catch (err) {
-    if (!(err instanceof EventDataNeeded) || state.allData) throw err;
-    state.allData = true;
-    page = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, true);
-    return { page, applied: await applyPage(client, projection, gen, page, signal) };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return { page, applied: await applyPage(client, projection, gen, page, signal) };
+    } catch (err) {
+      if (err instanceof EventDataNeeded && !state.allData) state.allData = true;
+      else if (!(err instanceof PersonalDataChanged) || attempt >= 20) throw err;
+      page = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, state.allData);
+    }
   }
 }
 
@@ -205,7 +225,16 @@ export async function rebuildProjection(
       report();
       if (page.events.length < deps.batchSize && gen.checkpoint >= head) break;
     }
-    const retired = await switchTo(client, deps, projection, gen, options.signal);
+    // A forgetting during the catch-up inside the switch: the switch is tried again (nothing of it stayed).
+    let retired: number | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        retired = await switchTo(client, deps, projection, gen, options.signal);
+        break;
+      } catch (err) {
+        if (!(err instanceof PersonalDataChanged) || attempt >= 20) throw err;
+      }
+    }
     report(true);
     await dropRetiredGenerations(deps.pool, projection.name);
     return { generation: gen.generation, retired, events, seconds: (Date.now() - started) / 1000 };
@@ -220,14 +249,17 @@ async function switchTo(client: Client, deps: RunnerDeps, projection: Projection
     const live = await liveGeneration(client as never, projection.name, true);
     await client.query(`SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
     let checkpoint = gen.checkpoint;
+    let epoch: number | undefined;
     while (live && checkpoint < live.checkpoint) {
       const page = await readPage(deps.store, projection, checkpoint, deps.batchSize, true);
       if (page.position === checkpoint) break;
+      epoch ??= page.personalEpoch;
       if (page.events.length > 0) {
         await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal });
       }
       checkpoint = page.position;
     }
+    await assertPersonalDataUnchanged(client, epoch);
     if (live) await client.query(`UPDATE mds_projections SET state = 'retired', updated_at = now() WHERE name = $1 AND generation = $2`, [projection.name, live.generation]);
     const moved = await client.query(
       `UPDATE mds_projections SET state = 'live', checkpoint = $3, updated_at = now() WHERE name = $1 AND generation = $2 AND state = 'building'`,

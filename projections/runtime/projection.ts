@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { RecordedEvent } from '#mds/event-store';
+import { PERSONAL_MERGE_SQL, type RecordedEvent } from '#mds/event-store';
 
 /** What `apply` gets: the transaction (search_path set to the generation's schema) and the page's end. */
 export interface ProjectionTx {
@@ -93,7 +93,7 @@ export function pageRecords(events: RecordedEvent[], param: string, records?: (e
     from: inLog
       ? `jsonb_to_recordset(${param}::jsonb) AS c(position bigint, id uuid, at timestamptz, records jsonb, data jsonb, logged boolean)
         CROSS JOIN LATERAL (
-          SELECT CASE WHEN jsonb_typeof(z.pd) = 'object' AND jsonb_typeof(z.rec) = 'object' THEN z.rec || z.pd ELSE z.rec END AS rec, z.n
+          SELECT ${PERSONAL_MERGE_SQL('z.rec', 'z.pd')} AS rec, z.n
             FROM ROWS FROM (jsonb_array_elements(${source}),
                             jsonb_array_elements(CASE WHEN c.logged THEN (SELECT p.records FROM mds_personal_data p WHERE p.event_id = c.id) END)) WITH ORDINALITY AS z(rec, pd, n)
           OFFSET 0) r` // not pulled up: each record is merged once, however often the statement names r.rec
@@ -119,7 +119,7 @@ export function pageEvents(events: RecordedEvent[], param: string): { from: stri
       ? 'x.data'
       : `CASE WHEN x.logged THEN (
            SELECT CASE WHEN p.records IS NULL THEN l.data ELSE jsonb_set(l.data, '{records}', (
-                    SELECT coalesce(jsonb_agg(CASE WHEN jsonb_typeof(z.pd) = 'object' AND jsonb_typeof(z.rec) = 'object' THEN z.rec || z.pd ELSE z.rec END ORDER BY z.n), '[]')
+                    SELECT coalesce(jsonb_agg(${PERSONAL_MERGE_SQL('z.rec', 'z.pd')} ORDER BY z.n), '[]')
                       FROM ROWS FROM (jsonb_array_elements(l.data->'records'), jsonb_array_elements(p.records)) WITH ORDINALITY AS z(rec, pd, n))) END
              FROM ${logTable} l LEFT JOIN mds_personal_data p ON p.event_id = l.id WHERE l.position = x.position) ELSE x.data END`;
   return {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CUSTOMERS_IMPORTED } from '#mds/customers';
-import { customersProjection, rebuildProjection } from '#mds/projections';
+import { customersProjection, eventsProjection, productsProjection, rebuildProjection, salesProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 
@@ -25,7 +25,7 @@ describe('personal data kept apart from the log', () => {
   const inLog = async (value: string) => Number((await api.rt.pool.query(`SELECT count(*) FROM mds_events WHERE data::text LIKE '%' || $1 || '%'`, [value])).rows[0].count);
 
   beforeAll(async () => {
-    api = await startTestApi({ projections: [customersProjection] });
+    api = await startTestApi({ projections: [customersProjection, eventsProjection, salesProjection, productsProjection] });
     token = (await seedUserToken(api.rt, 'pd-admin', ['admin'])).token;
     const res = await send('POST', '/api/customers/upload/', { customers: people });
     expect(res.status).toBe(200);
@@ -67,6 +67,20 @@ describe('personal data kept apart from the log', () => {
     await eventually(async () => expect((await send('GET', `/api/runs/${res.body.run_id}/`)).body.state).toBe('completed'));
     expect((await send('GET', '/api/data/customers/?external_id=PD-3')).body.customers).toEqual([expect.objectContaining({ email: 'GUEST.ONLY@example.com' })]);
     expect((await send('GET', '/api/data/customers/')).body.count).toBe(3);
+  });
+
+  it('keeps the contact details of events and sales apart too, and shows them whole', async () => {
+    const events = await send('POST', '/api/events/upload/', { events: [{ type: 'BROWSE', date: '2025-01-02T10:00:00Z', email: 'event.person@example.com', phone_number: '+358409876543', first_name: 'Evelyn', path: '/shoes' }] });
+    const sales = await send('POST', '/api/sales/upload/', { sales: [{ sale_external_id: 'PD-S1', sale_date: '2025-01-03T10:00:00Z', sale_email: 'sale.person@example.com', sale_phone_number: '+358405550000', product_id: 'P1', quantity: 1, unit_price: 1000 }] });
+    for (const res of [events, sales]) {
+      expect(res.status).toBe(200);
+      await eventually(async () => expect((await send('GET', `/api/runs/${res.body.run_id}/`)).body.state).toBe('completed'));
+    }
+    for (const value of ['event.person', '409876543', 'Evelyn', 'sale.person', '405550000']) expect([value, await inLog(value)]).toEqual([value, 0]);
+    expect(await inLog('/shoes')).toBe(1);
+    expect(await inLog('PD-S1')).toBe(1);
+    expect((await send('GET', '/api/data/events/')).body.events).toEqual([expect.objectContaining({ email: 'event.person@example.com', phone_number: '+358409876543', first_name: 'Evelyn', path: '/shoes' })]);
+    expect((await send('GET', '/api/data/sales/')).body.sales).toEqual([expect.objectContaining({ sale_external_id: 'PD-S1', sale_email: 'sale.person@example.com', sale_phone_number: '+358405550000' })]);
   });
 
   it('drops the personal fields of an append that fails, and keeps those of a retry', async () => {

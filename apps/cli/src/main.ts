@@ -6,6 +6,7 @@ import { progressPrinter, type Progress } from './progress';
 import { auditCommands, queryCommand, replayCommand } from './audit';
 import { positiveInt, withRuntime } from './cli-runtime';
 import { serve } from './serve';
+import { customersCommands } from './customers';
 import {
   CreateUserCommand,
   CreateUserHandler,
@@ -171,6 +172,7 @@ export function buildCli(): Command {
   replayCommand(events);
   queryCommand(program);
   auditCommands(program);
+  customersCommands(program);
   return program;
 }
 

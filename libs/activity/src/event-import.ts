@@ -14,6 +14,13 @@ const { coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, field,
 
 export const EVENTS_IMPORTED = 'EventsImported';
 
+/**
+ * An event record's personal fields: the customer's contact details and the customer fields that may
+ * accompany an event. They never enter the log (PERSONAL_FIELDS in libs/runtime); customer_id, the
+ * shop's own key, does.
+ */
+export const EVENT_PERSONAL_FIELDS = ['email', 'phone_number', '$phone', 'customer_token', 'first_name', 'last_name', 'street_address', 'zip_code'] as const;
+
 export const BUILT_IN_EVENT_TYPES = ['BROWSE', 'MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'ORDER_SHIPPED', 'BASKET_ADD', 'SENTIMENT', 'SMS_SUBSCRIBE', 'SMS_UNSUBSCRIBE'] as const;
 
 /** Key of the normalised phone number carried for matching ("$" keys are matching aids, never shown). */

@@ -4,6 +4,8 @@
  */
 export const CAMPAIGNS_IMPORTED = 'CampaignsImported';
 export const CAMPAIGN_EVENTS_IMPORTED = 'CampaignEventsImported';
+/** A campaign event record's personal fields: the customer's contact details (see PERSONAL_FIELDS in libs/runtime). */
+export const CAMPAIGN_EVENT_PERSONAL_FIELDS = ['email', 'phone_number', '$phone', 'customer_token'] as const;
 
 /** A campaign message's events, as imported (singular) and as the statistics name them (plural). */
 export const CAMPAIGN_EVENT_TYPES = ['sent', 'delivered', 'open', 'click', 'unsubscribe', 'spam_report', 'bounce'] as const;

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
+import { ForgetCustomerHandler } from './forget-customer/forget-customer.handler';
 import { ImportCustomersHandler } from './import-customers/import-customers.handler';
 
 /** The customers context's command handlers. */
-@Module({ imports: [CqrsModule], providers: [ImportCustomersHandler] })
+@Module({ imports: [CqrsModule], providers: [ImportCustomersHandler, ForgetCustomerHandler] })
 export class CustomersModule {}

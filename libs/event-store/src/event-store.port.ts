@@ -102,6 +102,13 @@ export interface ReadAllPage {
    * `events` empty, so it does not scan the same range again.
    */
   position: number;
+  /**
+   * Set when the page holds events whose personal fields are kept apart (PersonalDataEventStore): the
+   * erasure epoch read before the page was. A projection commits what it built from the page only if
+   * no forgetting rewrote those fields meanwhile (mds_personal_epoch_unchanged); otherwise it reads the
+   * page again.
+   */
+  personalEpoch?: number;
 }
 
 export interface ReadStreamOptions {

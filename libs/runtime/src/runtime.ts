@@ -8,6 +8,9 @@ import {
   type PersonalFields,
 } from '#mds/event-store';
 import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED } from '#mds/customers';
+import { EVENT_PERSONAL_FIELDS, EVENTS_IMPORTED } from '#mds/activity';
+import { SALE_PERSONAL_FIELDS, SALES_IMPORTED } from '#mds/sales';
+import { CAMPAIGN_EVENT_PERSONAL_FIELDS, CAMPAIGN_EVENTS_IMPORTED } from '#mds/campaigns';
 import type { AccessDeps } from '#mds/access';
 import {
   createLogger,
@@ -28,7 +31,12 @@ import { OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Proje
  * The personal fields of each kind of import chunk, kept apart from the log (forgettable payloads;
  * README "Personal data and the immutable log"). Each context says which of its fields are personal.
  */
-export const PERSONAL_FIELDS: PersonalFields = { [CUSTOMERS_IMPORTED]: CUSTOMER_PERSONAL_FIELDS };
+export const PERSONAL_FIELDS: PersonalFields = {
+  [CUSTOMERS_IMPORTED]: CUSTOMER_PERSONAL_FIELDS,
+  [EVENTS_IMPORTED]: EVENT_PERSONAL_FIELDS,
+  [SALES_IMPORTED]: SALE_PERSONAL_FIELDS,
+  [CAMPAIGN_EVENTS_IMPORTED]: CAMPAIGN_EVENT_PERSONAL_FIELDS,
+};
 
 /** Upcasters of every context's events; contexts register theirs here as their events evolve. */
 export function createUpcasters(): UpcasterRegistry {

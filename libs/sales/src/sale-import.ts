@@ -13,6 +13,9 @@ const { coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceS
 
 export const SALES_IMPORTED = 'SalesImported';
 
+/** A sale record's personal fields, in its `fields`: the buyer's contact details (see PERSONAL_FIELDS in libs/runtime). */
+export const SALE_PERSONAL_FIELDS = ['fields.sale_email', 'fields.sale_phone_number', 'fields.$phone'] as const;
+
 /** One row of a sale transaction as stored: money in cents in the default currency, quantity to 2 decimals, total computed. */
 export type SaleRow = Record<string, unknown> & { quantity?: number; unit_price?: number; discount: number; total: number };
 

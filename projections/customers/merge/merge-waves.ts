@@ -1,7 +1,8 @@
 import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '#mds/activity';
 import type { RecordedEvent } from '#mds/event-store';
 import { dataOf, pageRecords, queryByIndex, type ProjectionTx } from '../../runtime/projection';
-import { DISTINCT_RELAXED, DISTINCT_STRICT, EMAIL_OF, NAMING_FORGOTTEN, NEEDS_MERGE, OWN_REPEATS, PHONE_OF, SET_FREE, TARGET, waveStatements } from './merge.sql';
+import { eraseForgotten } from '../erasure';
+import { DISTINCT_RELAXED, DISTINCT_STRICT, EMAIL_OF, NEEDS_MERGE, OWN_REPEATS, PHONE_OF, SET_FREE, TARGET, waveStatements } from './merge.sql';
 
 /**
  * The wave engine of the customers merge: a page of chunks goes into a temporary table (cb); then, in
@@ -33,16 +34,15 @@ export async function applyImports(events: RecordedEvent[], tx: ProjectionTx): P
     [page.json],
   );
   let relaxed = false;
+  let forgets = false;
   for (let wave = 0; ; wave++) {
     if (wave > 100_000) throw new Error('customer merge does not converge');
-    // Records naming an identifier of a forgotten customer are ignored: the data stays forgotten.
-    // Checked every wave, since a forgetting earlier in this page counts for the records after it.
-    await tx.query(NAMING_FORGOTTEN('cb'));
     // Targets change as earlier waves create and take customers; so does which repeats order the records (FREE).
     if (wave > 0) await tx.query(`UPDATE cb SET target = ${TARGET('cb')}${relaxed ? `, ${SET_FREE}` : ''}`);
     // When no identifier or target repeats among the remaining records (the usual page), they all go in one
     // wave: cb itself. Otherwise see the wave below.
     let shape = await waveShape(tx, relaxed);
+    if (wave === 0) forgets = shape.forgetting > 0;
     if (shape.remaining === 0) break;
     if (wave === 0 && shape.repeats && shape.forgetting === 0 && customersMerge.wavesBeforeInOrder > 0) {
       await applyOwnRepeats(tx);
@@ -78,6 +78,8 @@ export async function applyImports(events: RecordedEvent[], tx: ProjectionTx): P
        WHERE (cut IS NULL OR ord < cut) AND (forgetting IS NULL OR ord <= forgetting)`, shape);
   }
   await tx.query('DROP TABLE cb'); // a page may hold several runs of imports between bulk updates
+  // What the forgotten customers left anywhere goes in the same transaction.
+  if (forgets) await eraseForgotten(tx, events);
 }
 
 /**
@@ -107,7 +109,7 @@ export const customersMerge = { wavesBeforeInOrder: 8 };
 /**
  * The records left in cb applied one at a time in log order, in one call: a PL/pgSQL loop (a
  * temporary function) running the statements of a wave (waveStatements) over a one-record table,
- * after dropping the record if it names a forgotten identifier and finding its target. What the
+ * after finding its target. What the
  * waves do in sets, by definition; under 1 ms a record, against a few statements over the page per wave.
  */
 async function applyInOrder(tx: ProjectionTx): Promise<void> {
@@ -120,7 +122,6 @@ async function applyInOrder(tx: ProjectionTx): Promise<void> {
       FOR in_turn IN SELECT ord FROM cb ORDER BY ord LOOP
         DELETE FROM one;
         INSERT INTO one SELECT * FROM cb WHERE ord = in_turn;
-        ${NAMING_FORGOTTEN('one')};
         UPDATE one SET target = ${TARGET('one')};
         ${sql.changes};
         ${sql.forgetting};

@@ -6,11 +6,6 @@
  * tests hold the two to the same customers.
  */
 
-/** Deletes the records of table `t` that name an identifier of a forgotten customer. */
-export const NAMING_FORGOTTEN = (t: string) => `DELETE FROM ${t} WHERE EXISTS (SELECT 1 FROM forgotten_identifiers) AND EXISTS (SELECT 1 FROM forgotten_identifiers f WHERE
-        (f.kind = 'external_id' AND f.hash = identifier_hash(${t}.ext)) OR (f.kind = 'phone' AND f.hash = identifier_hash(${t}.phone))
-        OR (f.kind = 'email' AND f.hash = identifier_hash(${t}.email)))`;
-
 /**
  * Whether records sharing a phone (or e-mail) must apply one after another: not when every one of them
  * is `free`, that is, has an external_id, forgets nothing, and no customer without an external_id has

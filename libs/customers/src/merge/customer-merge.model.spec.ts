@@ -91,18 +91,21 @@ describe('the customer merge rules', () => {
       expect(JSON.stringify([...then.forgotten.values()])).not.toContain('f@example.com');
     });
 
-    it('ignores every later record naming any identifier the forgotten customer had', () => {
+    it('starts a new customer for a later record naming an identifier the forgotten customer had, linked to nothing of it', () => {
       const then = forgotten();
       const records: CustomerPatch[] = [{ email: 'f@example.com', first_name: 'Back' }, { $phone: '+3589', phone_number: '09' }, { external_id: 'F' }];
-      for (const record of records) {
-        expect(when(then, record, 6)).toBe(then);
-      }
+      records.forEach((record, i) => {
+        const after = when(then, record, 6 + i);
+        expect(ids(after)).toEqual([10001, (6 + i) * 10000 + 1]);
+        expect(customer(after, 10001)).toEqual(customer(then, 10001));
+        expect(customer(after, (6 + i) * 10000 + 1).data).toEqual(Object.fromEntries(Object.entries(record).filter(([k]) => !k.startsWith('$'))));
+      });
     });
 
-    it('creates an empty forgotten customer for a forgetting that finds none, so the identifier stays forgotten', () => {
+    it('creates an empty forgotten customer for a forgetting that finds none', () => {
       const then = when(emptyCustomers(), { email: 'never@example.com', is_forgotten: true }, 3);
       expect(customer(then, 30001)).toMatchObject({ is_forgotten: true, email: null });
-      expect(ids(when(then, { email: 'never@example.com' }, 4))).toEqual([30001]);
+      expect(ids(when(then, { email: 'never@example.com' }, 4))).toEqual([30001, 40001]);
     });
   });
 });

@@ -10,8 +10,10 @@ import { createHash } from 'node:crypto';
  * customer-effects.ts: `$token` its customer_token, `$no_create` for an unsubscription or a
  * subscription without the contact). Records apply in log order; each, in turn:
  *
- * 1. Forgotten stays forgotten: a record naming the external_id, phone or e-mail of a forgotten
- *    customer is dropped (only their SHA-256 is remembered).
+ * 1. Forgotten stays forgotten, and nothing links to it: a forgotten customer has no identifiers
+ *    left, so a later record naming one it had finds nothing and starts a new customer (README
+ *    "Forgetting"). Their hashes are remembered with whose they were (for sales and campaign events
+ *    already counted as theirs), never to drop or match records.
  * 2. It finds its customer, in this order:
  *    - by external_id;
  *    - without an external_id: by phone, then by e-mail (case-insensitive), then — for an event's
@@ -143,8 +145,6 @@ export function findCustomer(state: CustomersState, record: CustomerPatch): Cust
 /** Rules 1 to 5 for one record: the state after it (the given state is not changed). */
 export function applyCustomerRecord(state: CustomersState, record: CustomerPatch, place: RecordPlace): CustomersState {
   const { externalId, phone, email } = identifiersOf(record);
-  const isForgotten = (kind: string, value: string | null) => value !== null && state.forgotten.has(`${kind}:${identifierHash(value)}`);
-  if (isForgotten('external_id', externalId) || isForgotten('phone', phone) || isForgotten('email', email)) return state;
   const next: CustomersState = { customers: new Map(state.customers), forgotten: new Map(state.forgotten) };
   const target = findCustomer(state, record);
   const forget = record.is_forgotten === true;

@@ -30,25 +30,48 @@ export type PersonalFields = Readonly<Record<string, readonly string[]>>;
 
 type Rec = Record<string, unknown>;
 
+/**
+ * Records that group their fields under a key (a sale's `fields`) name a personal field of the group
+ * as `<group>.<field>`; only these groups are known to the SQL that zips the lists (PERSONAL_MERGE_SQL).
+ */
+export const PERSONAL_GROUPS = ['fields'] as const;
+
 /** A record's personal fields apart from the rest (null when it has none). */
 export function splitRecord(record: unknown, fields: readonly string[]): { rest: unknown; personal: Rec | null } {
-  if (record === null || typeof record !== 'object' || Array.isArray(record)) return { rest: record, personal: null };
+  if (!isObject(record)) return { rest: record, personal: null };
   let personal: Rec | null = null;
   const rest: Rec = {};
-  for (const [k, v] of Object.entries(record as Rec)) {
+  for (const [k, v] of Object.entries(record)) {
     if (fields.includes(k)) (personal ??= {})[k] = v;
-    else rest[k] = v;
+    else if ((PERSONAL_GROUPS as readonly string[]).includes(k) && isObject(v)) {
+      const inner = splitRecord(v, fields.filter((f) => f.startsWith(`${k}.`)).map((f) => f.slice(k.length + 1)));
+      rest[k] = inner.rest;
+      if (inner.personal) (personal ??= {})[k] = inner.personal;
+    } else rest[k] = v;
   }
   return { rest, personal };
 }
 
-/** The records with their personal fields back (kept ones win over nothing: the rest never has them). */
-export function mergeRecords(records: unknown[], personal: unknown[]): unknown[] {
-  return records.map((r, i) => {
-    const p = personal[i];
-    return p && typeof p === 'object' && r && typeof r === 'object' && !Array.isArray(r) ? { ...(r as Rec), ...(p as Rec) } : r;
-  });
+/** A record with its personal fields back (the rest never has them; a group's are merged into it). */
+export function mergeRecord(record: unknown, personal: unknown): unknown {
+  if (!isObject(personal) || !isObject(record)) return record;
+  const out: Rec = { ...record };
+  for (const [k, v] of Object.entries(personal)) out[k] = isObject(v) && isObject(out[k]) ? { ...(out[k] as Rec), ...v } : v;
+  return out;
 }
+
+/** The records with their personal fields back. */
+export function mergeRecords(records: unknown[], personal: unknown[]): unknown[] {
+  return records.map((r, i) => mergeRecord(r, personal[i]));
+}
+
+/** mergeRecord in SQL, for a record `rec` and its personal fields `pd` (jsonb expressions). */
+export function PERSONAL_MERGE_SQL(rec: string, pd: string): string {
+  const groups = PERSONAL_GROUPS.map((g) => `WHEN ${pd} ? '${g}' THEN jsonb_set(${rec} || (${pd} - '${g}'), '{${g}}', coalesce(${rec}->'${g}', '{}') || (${pd}->'${g}'))`).join(' ');
+  return `CASE WHEN coalesce(jsonb_typeof(${pd}), '') <> 'object' OR coalesce(jsonb_typeof(${rec}), '') <> 'object' THEN ${rec} ${groups} ELSE ${rec} || ${pd} END`;
+}
+
+const isObject = (x: unknown): x is Rec => x !== null && typeof x === 'object' && !Array.isArray(x);
 
 export class PersonalDataEventStore implements EventStore {
   constructor(
@@ -62,7 +85,7 @@ export class PersonalDataEventStore implements EventStore {
   }
 
   async append(stream: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult> {
-    const rows: Array<{ id: string; records: Array<Rec | null> }> = [];
+    const rows: Array<{ id: string; type: string; records: Array<Rec | null> }> = [];
     const generated = new Set<string>();
     const split = events.map((e) => {
       const fields = this.fields[e.type];
@@ -72,14 +95,14 @@ export class PersonalDataEventStore implements EventStore {
       if (parts.every((p) => p.personal === null)) return e;
       const id = e.id ?? randomUUID();
       if (e.id === undefined) generated.add(id);
-      rows.push({ id, records: parts.map((p) => p.personal) });
+      rows.push({ id, type: e.type, records: parts.map((p) => p.personal) });
       return { ...e, id, data: { ...(e.data as Rec), records: parts.map((p) => p.rest) } };
     });
     if (rows.length === 0) return this.inner.append(stream, events, options);
     // The lists first: an event never names a list that is not there. A retry with the same ids finds
     // them kept (and its append answers as the first did).
     await this.pool.query(
-      `INSERT INTO mds_personal_data (event_id, records) SELECT x.id, x.records FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, records jsonb) ON CONFLICT (event_id) DO NOTHING`,
+      `INSERT INTO mds_personal_data (event_id, type, records) SELECT x.id, x.type, x.records FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, type text, records jsonb) ON CONFLICT (event_id) DO NOTHING`,
       [JSON.stringify(rows)],
     );
     try {
@@ -96,13 +119,18 @@ export class PersonalDataEventStore implements EventStore {
   }
 
   async readAll(options?: ReadAllOptions): Promise<ReadAllPage> {
+    const epoch = await this.epoch();
     const page = await this.inner.readAll(options);
-    return { ...page, events: await this.merged(page.events) };
+    return this.withEpoch({ ...page, events: await this.merged(page.events) }, epoch);
   }
 
   subscribe(options?: SubscribeOptions): EventSubscription {
     const inner = this.inner.subscribe(options);
-    const merged = (page: ReadAllPage) => this.merged(page.events).then((events) => ({ ...page, events }));
+    // The epoch before the merge: a forgetting that ends after the page was read is seen by the reader's check.
+    const merged = async (page: ReadAllPage) => {
+      const epoch = await this.epoch();
+      return this.withEpoch({ ...page, events: await this.merged(page.events) }, epoch);
+    };
     return {
       close: () => inner.close(),
       async *[Symbol.asyncIterator]() {
@@ -129,6 +157,15 @@ export class PersonalDataEventStore implements EventStore {
 
   get waitForTypes(): EventStore['waitForTypes'] {
     return this.inner.waitForTypes?.bind(this.inner);
+  }
+
+  /** How many forgettings have rewritten lists so far (mds_personal_epoch). */
+  private async epoch(): Promise<number> {
+    return Number((await this.pool.query<{ epoch: string }>('SELECT epoch FROM mds_personal_epoch')).rows[0].epoch);
+  }
+
+  private withEpoch(page: ReadAllPage, epoch: number): ReadAllPage {
+    return page.events.some((e) => this.fields[e.type]) ? { ...page, personalEpoch: epoch } : page;
   }
 
   /** The events with their records' personal fields merged back, where they were read with data. */

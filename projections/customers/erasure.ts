@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { EVENT_PERSONAL_FIELDS } from '#mds/activity';
+import { CAMPAIGN_EVENT_PERSONAL_FIELDS } from '#mds/campaigns';
+import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED } from '#mds/customers';
+import type { RecordedEvent } from '#mds/event-store';
+import { SALE_PERSONAL_FIELDS } from '#mds/sales';
+import type { ProjectionTx } from '../runtime/projection';
+
+/** Every personal field a datasync message's record may carry, whatever its datatype. */
+const ANY_RECORD_FIELDS = [...new Set([...CUSTOMER_PERSONAL_FIELDS, ...EVENT_PERSONAL_FIELDS, ...SALE_PERSONAL_FIELDS, ...CAMPAIGN_EVENT_PERSONAL_FIELDS])];
+/** The personal keys of a sale's merged data (its fields, flat). */
+const SALE_DATA_FIELDS = SALE_PERSONAL_FIELDS.map((f) => f.replace(/^fields\./, ''));
+
+/** The schemas that hold a read model's tables: every generation of it, and every replay (`mds events replay`). */
+async function schemasOf(tx: ProjectionTx, projection: string, table: string): Promise<string[]> {
+  const { rows } = await tx.query<{ schema: string }>(
+    `SELECT schema_name AS schema FROM mds_projections WHERE name = $1
+     UNION SELECT r.table_schema FROM information_schema.tables r
+      WHERE r.table_name = $2 AND EXISTS (SELECT 1 FROM information_schema.tables m WHERE m.table_schema = r.table_schema AND m.table_name = 'mds_replay')
+     ORDER BY 1`,
+    [projection, table],
+  );
+  return rows.map((r) => r.schema);
+}
+
+const q = (schema: string, table: string) => `"${schema.replace(/"/g, '""')}".${table}`;
+
+/**
+ * Forgetting, where it holds: after a page of the customers projection forgot customers, everything
+ * personal of theirs becomes redaction markers (mds_personal_marker), in this page's transaction, so a
+ * forgetting is either done whole or not at all and a projector killed halfway does it again. The
+ * log's events are never touched: their personal fields were never in them.
+ *
+ * - The personal-data lists of every record that changed the customer (customer_changes), and of
+ *   every event, sale and campaign event naming one of the e-mails, phones or tokens those records
+ *   held: each value becomes a marker, equal values the same marker, so a rebuild matches the marked
+ *   records to one another as the plain ones were and forgets the same customer.
+ * - The read models built from them, in every generation and replay schema: events, sales, campaign
+ *   events and the persons of sales, datasync messages (a copy of each record), other generations of
+ *   the customers themselves. What a rebuild would now write, the erasure writes.
+ * - forgotten_identifiers keeps the hashes of the markers instead of the identifiers (what a rebuild
+ *   computes), so sales and campaign events of the customer still count as theirs.
+ *
+ * Returns the customers forgotten and the records redacted, for the projector's log (no personal data).
+ */
+export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]): Promise<{ customers: number; records: number }> {
+  const positions = events.filter((e) => e.type === CUSTOMERS_IMPORTED).map((e) => e.position);
+  await tx.query(`CREATE TEMP TABLE erasing ON COMMIT DROP AS SELECT customer_id FROM customers WHERE is_forgotten AND updated_position = ANY ($1::bigint[])`, [positions]);
+  const { rows: forgotten } = await tx.query<{ customer_id: string }>('SELECT customer_id FROM erasing');
+  if (forgotten.length === 0) {
+    await tx.query('DROP TABLE erasing');
+    return { customers: 0, records: 0 };
+  }
+  // From here on no projection commits anything built from lists read before this erasure commits
+  // (mds_personal_epoch_unchanged): what they built is read again, or waited for and scrubbed below.
+  await tx.query('SELECT mds_personal_erasure_begin()');
+  const nonce = randomUUID();
+  // Where the log is a table here, the records are found by position; otherwise by the values alone.
+  const log = events.find((e) => e.dataInTable !== undefined)?.dataInTable;
+  await tx.query(`CREATE TEMP TABLE erase_at (event_id uuid, n int, PRIMARY KEY (event_id, n)) ON COMMIT DROP;
+    CREATE TEMP TABLE erase_values (kind text, v text, PRIMARY KEY (kind, v)) ON COMMIT DROP`);
+  if (log) {
+    await tx.query(`INSERT INTO erase_at SELECT DISTINCT l.id, ch.n FROM customer_changes ch JOIN erasing USING (customer_id) JOIN ${log} l ON l.position = ch.position WHERE ch.n > 0`);
+    // Their external ids (the shop's keys, in the log): datasync messages copy the records with them.
+    await tx.query(`INSERT INTO erase_values SELECT DISTINCT 'ext', x FROM erase_at a JOIN ${log} l ON l.id = a.event_id,
+        LATERAL (SELECT coalesce(l.data->'records'->(a.n - 1)->>'external_id', l.data->'records'->(a.n - 1)->>'customer_id') AS x) e
+      WHERE x IS NOT NULL ON CONFLICT DO NOTHING`);
+  }
+  // Every e-mail, phone and token the customer's records held.
+  await tx.query(`INSERT INTO erase_values SELECT DISTINCT ids.kind, ids.v FROM erase_at a JOIN mds_personal_data p USING (event_id),
+      LATERAL (SELECT p.records->(a.n - 1) AS el) x,
+      LATERAL (VALUES ('email', lower(x.el->>'email')), ('phone', x.el->>'$phone'), ('phone_number', x.el->>'phone_number'),
+                      ('token', x.el->>'cb_token'), ('token', x.el->>'customer_token')) AS ids(kind, v)
+    WHERE ids.v IS NOT NULL AND NOT starts_with(ids.v, '[forgotten ') ON CONFLICT DO NOTHING`);
+  const values = (kind: string) => `(SELECT v FROM erase_values WHERE kind = '${kind}')`;
+  // Events, sales and campaign events naming them: one pass over those lists.
+  await tx.query(`INSERT INTO erase_at SELECT p.event_id, z.n FROM mds_personal_data p CROSS JOIN LATERAL jsonb_array_elements(p.records) WITH ORDINALITY AS z(el, n)
+     WHERE p.type IS DISTINCT FROM '${CUSTOMERS_IMPORTED}' AND jsonb_typeof(z.el) = 'object' AND (
+           lower(coalesce(z.el->>'email', z.el->'fields'->>'sale_email')) IN ${values('email')}
+        OR coalesce(z.el->>'$phone', z.el->'fields'->>'$phone') IN ${values('phone')}
+        OR z.el->>'customer_token' IN ${values('token')})
+    ON CONFLICT DO NOTHING`);
+  await tx.query(
+    `UPDATE mds_personal_data p SET records = (
+        SELECT jsonb_agg(CASE WHEN a.n IS NULL THEN z.el ELSE mds_personal_redact(z.el, $1) END ORDER BY z.n)
+          FROM jsonb_array_elements(p.records) WITH ORDINALITY AS z(el, n) LEFT JOIN erase_at a ON a.event_id = p.event_id AND a.n = z.n)
+      WHERE p.event_id IN (SELECT event_id FROM erase_at)`,
+    [nonce],
+  );
+  const records = Number((await tx.query<{ n: string }>('SELECT count(*) AS n FROM erase_at')).rows[0].n);
+  const marker = (expr: string) => `mds_personal_marker(${expr}, $1)`;
+  const forgottenHashes = (schema: string) =>
+    `UPDATE ${q(schema, 'forgotten_identifiers')} f SET hash = identifier_hash(${marker('v.v')})
+       FROM erase_values v WHERE f.customer_id IN (SELECT customer_id FROM erasing) AND f.kind = v.kind AND f.kind IN ('email', 'phone') AND f.hash = identifier_hash(v.v)`;
+  await tx.query(forgottenHashes(tx.schema), [nonce]);
+  for (const schema of await schemasOf(tx, 'customers', 'customers')) {
+    if (schema === tx.schema) continue;
+    await tx.query(forgottenHashes(schema), [nonce]);
+    await tx.query(
+      `UPDATE ${q(schema, 'customers')} SET email = ${marker('email')}, phone = ${marker('phone')}, data = mds_personal_redact(data, $1, $2)
+        WHERE customer_id IN (SELECT customer_id FROM erasing)`,
+      [nonce, CUSTOMER_PERSONAL_FIELDS],
+    );
+  }
+  const emails = values('email');
+  const phones = values('phone');
+  const tokens = values('token');
+  for (const schema of await schemasOf(tx, 'events', 'customer_events')) {
+    await tx.query(
+      `UPDATE ${q(schema, 'customer_events')} SET email = ${marker('email')}, phone = ${marker('phone')}, customer_token = ${marker('customer_token')},
+              data = mds_personal_redact(data, $1, $2)
+        WHERE email IN ${emails} OR phone IN ${phones} OR customer_token IN ${tokens}`,
+      [nonce, EVENT_PERSONAL_FIELDS],
+    );
+  }
+  for (const schema of await schemasOf(tx, 'sales', 'sales')) {
+    await tx.query(
+      `UPDATE ${q(schema, 'sales')} SET email = ${marker('email')}, phone = ${marker('phone')}, data = mds_personal_redact(data, $1, $2)
+        WHERE email IN ${emails} OR phone IN ${phones}`,
+      [nonce, SALE_DATA_FIELDS],
+    );
+  }
+  for (const schema of await schemasOf(tx, 'campaigns', 'campaign_events')) {
+    await tx.query(
+      `UPDATE ${q(schema, 'campaign_events')} SET email = ${marker('email')}, phone = ${marker('phone')}, token = ${marker('token')},
+              identity = concat_ws('|', 'x' || ext, 'p' || ${marker('phone')}, 'm' || ${marker('email')}, 't' || ${marker('token')})
+        WHERE email IN ${emails} OR phone IN ${phones} OR token IN ${tokens}`,
+      [nonce],
+    );
+    await tx.query(`UPDATE ${q(schema, 'campaign_sale_people')} SET email = ${marker('email')}, phone = ${marker('phone')} WHERE email IN ${emails} OR phone IN ${phones}`, [nonce]);
+  }
+  for (const schema of await schemasOf(tx, 'datasync', 'datasync_messages')) {
+    const change = `m.message->'change'`;
+    await tx.query(
+      `UPDATE ${q(schema, 'datasync_messages')} m SET message = jsonb_set(m.message, '{change}', mds_personal_redact(${change}, $1, $2))
+        WHERE lower(coalesce(${change}->>'email', ${change}->'fields'->>'sale_email')) IN ${emails}
+           OR coalesce(${change}->>'phone_number', ${change}->'fields'->>'sale_phone_number') IN ${values('phone_number')}
+           OR coalesce(${change}->>'customer_token', ${change}->>'cb_token') IN ${tokens}
+           OR (m.message->>'datatype' = 'customers' AND ${change}->>'external_id' IN ${values('ext')})`,
+      [nonce, ANY_RECORD_FIELDS],
+    );
+  }
+  await tx.query('DROP TABLE erasing, erase_at, erase_values');
+  return { customers: forgotten.length, records };
+}
