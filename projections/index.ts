@@ -83,3 +83,4 @@ export async function readSideStatus(read: ReadDeps, projections: Projection[]) 
   const [statuses, head] = await Promise.all([projectionStatuses(read.pool, read.store, projections), read.store.headPosition()]);
   return { head, statuses };
 }
+export { EXPIRED_MESSAGE, expireDeliveredMessages } from './datatargets/retention';

@@ -5,25 +5,14 @@ import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED } from '#mds/customers';
 import type { RecordedEvent } from '#mds/event-store';
 import { SALE_PERSONAL_FIELDS } from '#mds/sales';
 import type { ProjectionTx } from '../runtime/projection';
+import { qualified as q, schemasOf as schemasIn } from '../runtime/read-model-schemas';
+
+const schemasOf = (tx: ProjectionTx, projection: string, table: string) => schemasIn(tx.query as never, projection, table);
 
 /** Every personal field a datasync message's record may carry, whatever its datatype. */
 const ANY_RECORD_FIELDS = [...new Set([...CUSTOMER_PERSONAL_FIELDS, ...EVENT_PERSONAL_FIELDS, ...SALE_PERSONAL_FIELDS, ...CAMPAIGN_EVENT_PERSONAL_FIELDS])];
 /** The personal keys of a sale's merged data (its fields, flat). */
 const SALE_DATA_FIELDS = SALE_PERSONAL_FIELDS.map((f) => f.replace(/^fields\./, ''));
-
-/** The schemas that hold a read model's tables: every generation of it, and every replay (`mds events replay`). */
-async function schemasOf(tx: ProjectionTx, projection: string, table: string): Promise<string[]> {
-  const { rows } = await tx.query<{ schema: string }>(
-    `SELECT schema_name AS schema FROM mds_projections WHERE name = $1
-     UNION SELECT r.table_schema FROM information_schema.tables r
-      WHERE r.table_name = $2 AND EXISTS (SELECT 1 FROM information_schema.tables m WHERE m.table_schema = r.table_schema AND m.table_name = 'mds_replay')
-     ORDER BY 1`,
-    [projection, table],
-  );
-  return rows.map((r) => r.schema);
-}
-
-const q = (schema: string, table: string) => `"${schema.replace(/"/g, '""')}".${table}`;
 
 /**
  * Forgetting, where it holds: after a page of the customers projection forgot customers, everything
@@ -75,7 +64,7 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
   const values = (kind: string) => `(SELECT v FROM erase_values WHERE kind = '${kind}')`;
   // Events, sales and campaign events naming them: one pass over those lists.
   await tx.query(`INSERT INTO erase_at SELECT p.event_id, z.n FROM mds_personal_data p CROSS JOIN LATERAL jsonb_array_elements(p.records) WITH ORDINALITY AS z(el, n)
-     WHERE p.type IS DISTINCT FROM '${CUSTOMERS_IMPORTED}' AND jsonb_typeof(z.el) = 'object' AND (
+     WHERE p.type IS DISTINCT FROM '${CUSTOMERS_IMPORTED}' AND p.whole IS NULL AND jsonb_typeof(z.el) = 'object' AND (
            lower(coalesce(z.el->>'email', z.el->'fields'->>'sale_email')) IN ${values('email')}
         OR coalesce(z.el->>'$phone', z.el->'fields'->>'$phone') IN ${values('phone')}
         OR z.el->>'customer_token' IN ${values('token')})

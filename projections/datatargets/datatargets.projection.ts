@@ -35,13 +35,14 @@ export const OUTLETS_CHANNEL = 'mds_outlets';
 export const datatargetsProjection: Projection = {
   name: 'datatargets',
   // 2: attempts by reference (outlet_log.request, outlet_templates).
-  version: 2,
+  // 3: retention_days, and datatarget_posts (where each post's messages are kept, and when posted).
+  version: 3,
   eventTypes: [DATATARGET_CREATED, DATATARGET_CHANGED, DATATARGET_DELETED, MESSAGES_POSTED, OUTLET_CREATED, OUTLET_CHANGED, OUTLET_DELETED, DELIVERY_ATTEMPTED, OUTLET_CONTROLLED],
   streamPrefixes: ['datatarget-', 'outlet-'],
   // Posted messages and attempts are read from the log by the statements that take them (or reach
   // them as stored text); the rest is parsed.
   logDataTypes: [MESSAGES_POSTED, DELIVERY_ATTEMPTED],
-  tables: ['datatargets', 'datatarget_messages', 'outlets', 'outlet_log', 'outlet_templates'],
+  tables: ['datatargets', 'datatarget_messages', 'datatarget_posts', 'outlets', 'outlet_log', 'outlet_templates'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
     await forEachRun(events, (e) => (e.type === MESSAGES_POSTED || e.type === DELIVERY_ATTEMPTED ? e.type : e.id), async (run) => {
@@ -58,12 +59,14 @@ async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promis
   // A post's fields are taken in one go (jsonb_to_record): data read from the log may still be
   // compressed, and each field read on its own (worse, per message) decompresses the whole post.
   await tx.query(
-    `WITH p AS (SELECT substr(e.stream, ${'datatarget-'.length + 1}) AS id, d.first_message_number AS first, d.last_message_number AS last, d.messages
+    `WITH p AS (SELECT substr(e.stream, ${'datatarget-'.length + 1}) AS id, e.id AS event_id, e.at, d.first_message_number AS first, d.last_message_number AS last, d.messages
                   FROM ${posts.from} CROSS JOIN LATERAL jsonb_to_record(e.data) AS d(first_message_number bigint, last_message_number bigint, messages jsonb)),
      inserted AS (INSERT INTO datatarget_messages (datatarget_id, message_number, message)
                   SELECT p.id, p.first + m.n - 1, m.message
                     FROM p CROSS JOIN LATERAL jsonb_array_elements(p.messages) WITH ORDINALITY AS m(message, n)
-                  ON CONFLICT DO NOTHING)
+                  ON CONFLICT DO NOTHING),
+     posted AS (INSERT INTO datatarget_posts (datatarget_id, first_message_number, last_message_number, event_id, posted_at)
+                SELECT p.id, p.first, p.last, p.event_id, p.at FROM p ON CONFLICT DO NOTHING)
      UPDATE datatargets d SET last_message_number = x.last
        FROM (SELECT id, max(last) AS last FROM p GROUP BY id) x
       WHERE d.datatarget_id = x.id
@@ -93,17 +96,18 @@ async function applyOne(e: RecordedEvent, tx: ProjectionTx): Promise<void> {
     case DATATARGET_CREATED: {
       const d = e.data as DatatargetCreated;
       await tx.query(
-        `INSERT INTO datatargets (datatarget_id, datatarget_type, datatype, name, description, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        [d.datatarget_id, d.datatarget_type, d.datatype, d.name, d.description, d.created_at],
+        `INSERT INTO datatargets (datatarget_id, datatarget_type, datatype, name, description, created_at, retention_days) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [d.datatarget_id, d.datatarget_type, d.datatype, d.name, d.description, d.created_at, d.retention_days ?? null],
       );
       return;
     }
     case DATATARGET_CHANGED: {
       const c = (e.data as DatatargetChanged).changes;
       await tx.query(
-        `UPDATE datatargets SET name = coalesce($2, name), description = coalesce($3, description), enabled = coalesce($4, enabled) WHERE datatarget_id = $1
+        `UPDATE datatargets SET name = coalesce($2, name), description = coalesce($3, description), enabled = coalesce($4, enabled),
+                retention_days = CASE WHEN $5 THEN $6 ELSE retention_days END WHERE datatarget_id = $1
          RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`,
-        [id, c.name ?? null, c.description ?? null, c.enabled ?? null],
+        [id, c.name ?? null, c.description ?? null, c.enabled ?? null, 'retention_days' in c, c.retention_days ?? null],
       );
       return;
     }

@@ -40,12 +40,13 @@ interface DatatargetRow {
   description: string;
   created_at: string;
   enabled: boolean;
+  retention_days: number | null;
   last_message_number: number;
   outlets: OutletRow[];
 }
 
 const DATATARGET_SELECT = `
-  SELECT d.datatarget_id, d.datatarget_type, d.datatype, d.name, d.description, to_json(d.created_at)#>>'{}' AS created_at, d.enabled,
+  SELECT d.datatarget_id, d.datatarget_type, d.datatype, d.name, d.description, to_json(d.created_at)#>>'{}' AS created_at, d.enabled, d.retention_days,
          CASE WHEN d.datatarget_type = 'datasync' THEN coalesce((SELECT s.last_message_number FROM datasync_targets s WHERE s.datatarget_id = d.datatarget_id), 0)
               ELSE d.last_message_number END AS last_message_number,
          coalesce((SELECT jsonb_agg(jsonb_build_object('definition', o.definition, 'state', o.state) ORDER BY o.created_at, o.outlet_id)
@@ -61,6 +62,7 @@ export function datatargetView(r: DatatargetRow): Record<string, unknown> {
     description: r.description,
     created_at: r.created_at,
     enabled: r.enabled,
+    retention_days: r.retention_days,
     outlets: r.outlets.map(outletView),
     last_message_number: Number(r.last_message_number),
   };

@@ -111,21 +111,21 @@ export function pageRecords(events: RecordedEvent[], param: string, records?: (e
  * not one by one or once per row of a join, or the whole event is decompressed for every read.
  */
 export function pageEvents(events: RecordedEvent[], param: string): { from: string; json: string } {
-  const parts = events.map((e, ord) => `{"ord":${ord},"position":${e.position},"stream":${JSON.stringify(e.stream)},${dataPart(e)}}`);
+  const parts = events.map((e, ord) => `{"ord":${ord},"position":${e.position},"id":"${e.id}","at":${JSON.stringify(e.createdAt)},"stream":${JSON.stringify(e.stream)},${dataPart(e)}}`);
   const logTable = events.find((e) => e.dataInTable !== undefined)?.dataInTable;
   // Read from the log where it lies, an event's records get their personal fields back (see pageRecords).
   const data =
     logTable === undefined
       ? 'x.data'
       : `CASE WHEN x.logged THEN (
-           SELECT CASE WHEN p.records IS NULL THEN l.data ELSE jsonb_set(l.data, '{records}', (
+           SELECT CASE WHEN p.records IS NULL THEN l.data WHEN p.whole IS NOT NULL THEN jsonb_set(l.data, ARRAY[p.whole], p.records) ELSE jsonb_set(l.data, '{records}', (
                     SELECT coalesce(jsonb_agg(${PERSONAL_MERGE_SQL('z.rec', 'z.pd')} ORDER BY z.n), '[]')
                       FROM ROWS FROM (jsonb_array_elements(l.data->'records'), jsonb_array_elements(p.records)) WITH ORDINALITY AS z(rec, pd, n))) END
              FROM ${logTable} l LEFT JOIN mds_personal_data p ON p.event_id = l.id WHERE l.position = x.position) ELSE x.data END`;
   return {
     json: `[${parts.join(',')}]`,
-    from: `(SELECT x.ord, x.position, x.stream, ${data} AS data
-              FROM jsonb_to_recordset(${param}::jsonb) AS x(ord int, position bigint, stream text, data jsonb, logged boolean)) e`,
+    from: `(SELECT x.ord, x.position, x.id, x.at, x.stream, ${data} AS data
+              FROM jsonb_to_recordset(${param}::jsonb) AS x(ord int, position bigint, id uuid, at timestamptz, stream text, data jsonb, logged boolean)) e`,
   };
 }
 

@@ -44,7 +44,7 @@ describe('datatargets, outlets and webhook delivery', () => {
 
   it('creates, lists, changes and deletes datatargets', async () => {
     const created = await newTarget('orders');
-    expect(created).toEqual({ id: expect.any(String), datatarget_type: 'messages', name: 'orders', description: '', created_at: expect.any(String), enabled: true, outlets: [], last_message_number: 0 });
+    expect(created).toEqual({ id: expect.any(String), datatarget_type: 'messages', name: 'orders', description: '', created_at: expect.any(String), enabled: true, retention_days: null, outlets: [], last_message_number: 0 });
     expect((await send('GET', '/api/datatargets/')).body.datatargets.map((d: Json) => d.id)).toContain(created.id);
     const patched = await send('PATCH', `/api/datatargets/${created.id}/`, { name: 'orders 2', description: 'for the ERP' });
     expect(patched.body.datatarget).toMatchObject({ name: 'orders 2', description: 'for the ERP' });

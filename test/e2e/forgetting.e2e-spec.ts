@@ -1,10 +1,9 @@
-import { DeliveryWorker } from '#mds/outlet-worker';
 import { PROJECTIONS, rebuildProjection, waitForProjection } from '#mds/projections';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { dumpDatabase } from '../support/dump';
 import { eventually } from '../support/eventually';
 import { runCli } from '../support/processes';
-import { startReceiver } from '../support/receiver';
+import { startDelivery } from '../support/receiver';
 
 type Json = Record<string, any>;
 
@@ -18,8 +17,8 @@ type Json = Record<string, any>;
 describe('forgetting a customer: nothing of them stays readable', () => {
   let api: TestApi;
   let token: string;
-  let worker: DeliveryWorker;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let delivery: Awaited<ReturnType<typeof startDelivery>>;
+  let receiver: typeof delivery.receiver;
   const cliOutput: string[] = [];
   const ada = {
     external_id: 'FG-ADA', email: 'Ada.Forgotten@example.com', phone_number: '+358 40 111 9999', first_name: 'Adalind', last_name: 'Forgetmenot',
@@ -50,13 +49,11 @@ describe('forgetting a customer: nothing of them stays readable', () => {
       config: { logLevel: 'debug' },
     });
     token = (await seedUserToken(api.rt, 'forgetter', ['admin'])).token;
-    receiver = await startReceiver();
-    worker = new DeliveryWorker(api.rt, api.rt.config.outlets, api.rt.logger);
-    await worker.start();
+    delivery = await startDelivery(api.rt);
+    receiver = delivery.receiver;
   });
   afterAll(async () => {
-    await worker?.stop();
-    await receiver?.close();
+    await delivery?.close();
     await api?.close();
   });
 

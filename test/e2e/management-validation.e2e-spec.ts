@@ -43,7 +43,7 @@ describe('management requests validated by their DTOs', () => {
       ['POST', '/api/datatargets/', { datatarget_type: 'messages', name: 'x', description: 'd'.repeat(2001) }, /^description must be a string of at most 2000/],
       ['POST', '/api/datatargets/', { datatarget_type: 'datasync', name: 'x', datatype: 'orders' }, /^datatype must be one of customers, products, events, sales$/],
       ['POST', '/api/datatargets/', { datatarget_type: 'datasync', name: 'x' }, /datasync datatarget needs datatype/],
-      ['POST', '/api/datatargets/', { datatarget_type: 'messages', name: 'x', colour: 'red' }, /^Unknown key "colour"; allowed: datatarget_type, name, description, datatype$/],
+      ['POST', '/api/datatargets/', { datatarget_type: 'messages', name: 'x', colour: 'red' }, /^Unknown key "colour"; allowed: datatarget_type, name, description, datatype, retention_days$/],
       ['POST', '/api/datatargets/', [{ datatarget_type: 'messages', name: 'x' }], /^The body must be a JSON object$/],
       ['PATCH', `/api/datatargets/${target}/`, { enabled: 'yes' }, /^enabled must be true or false$/],
       ['PATCH', `/api/datatargets/${target}/`, { name: null }, /^name must be a non-empty string/],

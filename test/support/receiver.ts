@@ -1,3 +1,4 @@
+import { DeliveryWorker } from '#mds/outlet-worker';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
 export interface Received {
@@ -81,5 +82,20 @@ export async function startRawReceiver() {
     url: `http://127.0.0.1:${port}/hook?shop=web`,
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** An outlet worker delivering for a test API's runtime, and a receiver for its webhooks; `close` stops both. */
+export async function startDelivery(rt: ConstructorParameters<typeof DeliveryWorker>[0]) {
+  const receiver = await startReceiver();
+  const worker = new DeliveryWorker(rt, rt.config.outlets, rt.logger);
+  await worker.start();
+  return {
+    receiver,
+    worker,
+    async close() {
+      await worker.stop();
+      await receiver.close();
+    },
   };
 }

@@ -19,7 +19,7 @@ import {
 } from '#mds/datatargets';
 import type { Logger, OutletConfig } from '#mds/platform';
 import type { Runtime } from '#mds/runtime';
-import { deliverableOutlets, findOutlet, openDedicatedClient, OUTLETS_CHANNEL, readMessages, releaseLease, tryLease } from '#mds/projections';
+import { deliverableOutlets, expireDeliveredMessages, findOutlet, openDedicatedClient, OUTLETS_CHANNEL, readMessages, releaseLease, tryLease } from '#mds/projections';
 import { MessageReader } from './message-reader';
 
 /** PostgreSQL's undefined_table. */
@@ -60,6 +60,7 @@ export class DeliveryWorker {
   /** Scopes this worker's kept-alive connections (several workers may share a process). */
   private readonly id = randomUUID();
   private loop?: Promise<void>;
+  private sweeps?: Promise<void>;
   delivered = 0;
 
   constructor(
@@ -73,12 +74,14 @@ export class DeliveryWorker {
     this.runtime.notifications.on('reconnected', this.countReconnection);
     this.lease = await openDedicatedClient(this.runtime.runnerDeps(), 'outlet-worker');
     this.loop = this.claimLoop().catch((err) => this.logger.error({ err: (err as Error).message }, 'outlet worker stopped'));
+    this.sweeps = this.retentionLoop();
     this.logger.info({ allowPrivate: this.config.allowPrivate }, 'outlet worker delivering');
   }
 
   async stop(): Promise<void> {
     this.abort.abort();
     await this.loop;
+    await this.sweeps;
     await Promise.allSettled(this.owned.values());
     await closeKeptAliveConnections(`${this.id}:`);
     this.runtime.notifications.off(OUTLETS_CHANNEL, this.countChange);
@@ -97,6 +100,27 @@ export class DeliveryWorker {
   }
 
   private leaseQueue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Every retentionSweepMs: delivered messages past their datatarget's retention_days lose their
+   * payload (expireDeliveredMessages; several workers may sweep, the sweeps take turns).
+   */
+  private async retentionLoop(): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      await sleep(this.config.retentionSweepMs, signal);
+      if (signal.aborted) break;
+      try {
+        for (;;) {
+          const expired = await expireDeliveredMessages(this.runtime.pool);
+          if (expired.posts === 0) break;
+          this.logger.info(expired, 'delivered messages past their retention dropped');
+        }
+      } catch (err) {
+        if ((err as { code?: string }).code !== UNDEFINED_TABLE && !signal.aborted) this.logger.warn({ err: (err as Error).message }, 'retention sweep failed; will retry');
+      }
+    }
+  }
 
   /** Looks for outlets to own: every poll interval, each deliverable outlet no worker holds. */
   private async claimLoop(): Promise<void> {

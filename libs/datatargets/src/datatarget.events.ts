@@ -28,10 +28,12 @@ export interface DatatargetCreated {
   description: string;
   created_at: string;
   last_message_number: number;
+  /** Days after which delivered messages' payloads are dropped (absent or null: kept). */
+  retention_days?: number | null;
 }
 
 export interface DatatargetChanged {
-  changes: { name?: string; description?: string; enabled?: boolean };
+  changes: { name?: string; description?: string; enabled?: boolean; retention_days?: number | null };
   last_message_number: number;
 }
 

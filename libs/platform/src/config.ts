@@ -38,6 +38,8 @@ export interface OutletConfig {
   maxBackoffMs: number;
   /** How often a worker looks for outlets to own and for new messages when idle. */
   pollMs: number;
+  /** How often a worker drops the payloads of delivered messages past their datatarget's retention_days. */
+  retentionSweepMs: number;
 }
 
 export class ConfigError extends Error {
@@ -126,6 +128,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       backoffBaseMs: int(env, 'OUTLET_BACKOFF_BASE_MS', 1000, 1, 3_600_000),
       maxBackoffMs: int(env, 'OUTLET_MAX_BACKOFF_MS', 3_600_000, 1, 86_400_000),
       pollMs: int(env, 'OUTLET_POLL_MS', 500, 10, 60_000),
+      retentionSweepMs: int(env, 'OUTLET_RETENTION_SWEEP_MS', 60_000, 100, 86_400_000),
     },
   };
 }

@@ -11,6 +11,7 @@ import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED } from '#mds/customers';
 import { EVENT_PERSONAL_FIELDS, EVENTS_IMPORTED } from '#mds/activity';
 import { SALE_PERSONAL_FIELDS, SALES_IMPORTED } from '#mds/sales';
 import { CAMPAIGN_EVENT_PERSONAL_FIELDS, CAMPAIGN_EVENTS_IMPORTED } from '#mds/campaigns';
+import { MESSAGES_POSTED } from '#mds/datatargets';
 import type { AccessDeps } from '#mds/access';
 import {
   createLogger,
@@ -36,6 +37,8 @@ export const PERSONAL_FIELDS: PersonalFields = {
   [EVENTS_IMPORTED]: EVENT_PERSONAL_FIELDS,
   [SALES_IMPORTED]: SALE_PERSONAL_FIELDS,
   [CAMPAIGN_EVENTS_IMPORTED]: CAMPAIGN_EVENT_PERSONAL_FIELDS,
+  // Clients' own payloads, kept whole so a datatarget's retention_days can drop them once delivered.
+  [MESSAGES_POSTED]: { list: 'messages' },
 };
 
 /** Upcasters of every context's events; contexts register theirs here as their events evolve. */

@@ -1,9 +1,20 @@
-import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { DATASYNC_DATATYPES } from '#mds/datatargets';
 import { WhenSent, WholeNumber } from '../platform/request-validation';
 
 const NAME = 'name must be a non-empty string of at most 200 characters';
 const DESCRIPTION = 'description must be a string of at most 2000 characters';
+const RETENTION = 'retention_days must be a whole number of days from 0 to 36500, or null to keep delivered messages';
+
+/** retention_days: a whole number of days, or null (keep); absent changes nothing. */
+function RetentionDays(): PropertyDecorator {
+  return (target, key) => {
+    ValidateIf((_o, v) => v !== undefined && v !== null)(target, key);
+    IsInt({ message: RETENTION })(target, key);
+    Min(0, { message: RETENTION })(target, key);
+    Max(36500, { message: RETENTION })(target, key);
+  };
+}
 
 /** `POST /api/datatargets/`: `{datatarget_type: "messages", name, description?}` or a datasync one with its `datatype`. */
 export class CreateDatatargetRequest {
@@ -23,6 +34,9 @@ export class CreateDatatargetRequest {
   @IsOptional()
   @IsIn(DATASYNC_DATATYPES, { message: `datatype must be one of ${DATASYNC_DATATYPES.join(', ')}` })
   datatype?: string;
+
+  @RetentionDays()
+  retention_days?: number | null;
 }
 
 /** `PATCH /api/datatargets/{id}/`: any of name, description, enabled. */
@@ -41,6 +55,9 @@ export class ChangeDatatargetRequest {
   @WhenSent()
   @IsBoolean({ message: 'enabled must be true or false' })
   enabled?: boolean;
+
+  @RetentionDays()
+  retention_days?: number | null;
 }
 
 /** Query parameters every route accepts besides its own (the token, for systems that can set nothing else). */

@@ -23,7 +23,7 @@ import { ChangeDatatargetRequest, CreateDatatargetRequest, OutletLogQuery, Retri
 import { ChangeOutletRequest, ControlOutletRequest, CreateOutletRequest } from './outlet.request.dto';
 import { sentFields } from '../platform/request-validation';
 
-const DATATARGET_FIELDS = '{id, datatarget_type, datatype?, name, description, created_at, enabled, outlets, last_message_number}';
+const DATATARGET_FIELDS = '{id, datatarget_type, datatype?, name, description, created_at, enabled, retention_days, outlets, last_message_number}';
 const OUTLET_FIELDS = '{id, outlet_type, enabled, request: {url, method, headers, format, content}, is_batched, max_batch_size, min_request_interval, last_delivered_message_number, delivered_batch_count, signed, paused_reason, failing_since, next_attempt_at}';
 
 const ACTIONS: OperatorAction[] = ['pause', 'resume', 'retry', 'rewind'];
@@ -71,8 +71,8 @@ export class DatatargetsHttpController {
   @Post()
   @HttpCode(200)
   @RequirePermission('datatargets:manage')
-  @ApiOperation({ summary: 'Create a datatarget: `{datatarget_type: "messages", name, description?}` or `{datatarget_type: "datasync", datatype: customers|products|events|sales, name}`' })
-  @ApiBody({ schema: { type: 'object', required: ['datatarget_type', 'name'], properties: { datatarget_type: { enum: ['messages', 'datasync'] }, name: { type: 'string' }, description: { type: 'string' }, datatype: { enum: ['customers', 'products', 'events', 'sales'] } } } })
+  @ApiOperation({ summary: 'Create a datatarget: `{datatarget_type: "messages", name, description?, retention_days?}` or `{datatarget_type: "datasync", datatype: customers|products|events|sales, name}`. retention_days: delivered messages older than that many days have their payload dropped (never one an outlet has not delivered; absent or null: kept)' })
+  @ApiBody({ schema: { type: 'object', required: ['datatarget_type', 'name'], properties: { datatarget_type: { enum: ['messages', 'datasync'] }, name: { type: 'string' }, description: { type: 'string' }, datatype: { enum: ['customers', 'products', 'events', 'sales'] }, retention_days: { type: ['integer', 'null'], minimum: 0, maximum: 36500 } } } })
   @ApiOkResponse({ description: `\`{datatarget: ${DATATARGET_FIELDS}}\`` })
   async create(@Req() request: FastifyRequest, @Body() body: CreateDatatargetRequest) {
     const { datatarget_id: id, position } = await this.commands.execute(new CreateDatatargetCommand({ ...sentFields(body), datatarget_type: body.datatarget_type, name: body.name }, this.meta(request)));
@@ -90,7 +90,7 @@ export class DatatargetsHttpController {
 
   @Patch(':datatarget_id')
   @RequirePermission('datatargets:manage')
-  @ApiOperation({ summary: 'Change `name`, `description`, or `enabled` (false pauses every outlet of the datatarget; posting still works)' })
+  @ApiOperation({ summary: 'Change `name`, `description`, `enabled` (false pauses every outlet of the datatarget; posting still works) or `retention_days` (null: keep delivered messages)' })
   @ApiOkResponse({ description: `\`{datatarget: ${DATATARGET_FIELDS}}\`` })
   async patch(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Body() body: ChangeDatatargetRequest) {
     await this.settled(await this.commands.execute(new ChangeDatatargetCommand(id, sentFields(body), this.meta(request))));

@@ -1,7 +1,7 @@
 import type { CommandMeta } from '../datatarget.decider';
 import type { DatatargetChanged } from '../datatarget.events';
 
-/** `PATCH /api/datatargets/{id}/`: name, description, enabled (false holds every outlet). */
+/** `PATCH /api/datatargets/{id}/`: name, description, enabled (false holds every outlet), retention_days (null: keep). */
 export class ChangeDatatargetCommand {
   constructor(
     readonly datatargetId: string,

@@ -15,8 +15,9 @@ export class ChangeDatatargetHandler implements ICommandHandler<ChangeDatatarget
       ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
       ...(changes.description !== undefined ? { description: changes.description.trim() } : {}),
       ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+      ...(changes.retention_days !== undefined ? { retention_days: changes.retention_days } : {}),
     };
-    if (Object.keys(sent).length === 0) throw invalidRequest('Nothing to change: send name, description or enabled');
+    if (Object.keys(sent).length === 0) throw invalidRequest('Nothing to change: send name, description, enabled or retention_days');
     const { position } = await appendDecided(this.store, datatargetStream(datatargetId), (last) => {
       const { lastMessageNumber } = liveHead(last, datatargetId);
       return [{ type: DATATARGET_CHANGED, data: { changes: sent, last_message_number: lastMessageNumber } satisfies DatatargetChanged, metadata: metadataOf(meta) }];

@@ -22,6 +22,7 @@ export class CreateDatatargetHandler implements ICommandHandler<CreateDatatarget
       description: input.description?.trim() ?? '',
       created_at: new Date().toISOString(),
       last_message_number: 0,
+      ...(input.retention_days !== undefined && input.retention_days !== null ? { retention_days: input.retention_days } : {}),
     };
     const result = await this.store.append(datatargetStream(id), [{ type: DATATARGET_CREATED, data, metadata: metadataOf(meta) }], { expectedRevision: 'no_stream' });
     return { datatarget_id: id, position: result.position };

@@ -25,8 +25,12 @@ import type {
  */
 export const PERSONAL_DATA_MIGRATIONS = { component: 'personal-data', dir: path.join(__dirname, 'migrations') };
 
-/** The personal fields of the records of each event type whose data is `{records: [...]}`. */
-export type PersonalFields = Readonly<Record<string, readonly string[]>>;
+/**
+ * What of each event type is kept apart: the personal fields of its records (data `{records: [...]}`),
+ * or `{list: key}`: the whole list under that key (payloads the service does not look into, such as the
+ * messages clients post to a datatarget, which a retention period drops: README "Forgetting").
+ */
+export type PersonalFields = Readonly<Record<string, readonly string[] | { readonly list: string }>>;
 
 type Rec = Record<string, unknown>;
 
@@ -85,10 +89,18 @@ export class PersonalDataEventStore implements EventStore {
   }
 
   async append(stream: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult> {
-    const rows: Array<{ id: string; type: string; records: Array<Rec | null> }> = [];
+    const rows: Array<{ id: string; type: string; whole?: string; records: unknown[] }> = [];
     const generated = new Set<string>();
     const split = events.map((e) => {
       const fields = this.fields[e.type];
+      if (fields && 'list' in fields) {
+        const { [fields.list]: items, ...rest } = (e.data ?? {}) as Rec;
+        if (!Array.isArray(items)) return e;
+        const id = e.id ?? randomUUID();
+        if (e.id === undefined) generated.add(id);
+        rows.push({ id, type: e.type, whole: fields.list, records: items });
+        return { ...e, id, data: rest };
+      }
       const records = (e.data as { records?: unknown } | null)?.records;
       if (!fields || !Array.isArray(records)) return e;
       const parts = records.map((r) => splitRecord(r, fields));
@@ -102,7 +114,7 @@ export class PersonalDataEventStore implements EventStore {
     // The lists first: an event never names a list that is not there. A retry with the same ids finds
     // them kept (and its append answers as the first did).
     await this.pool.query(
-      `INSERT INTO mds_personal_data (event_id, type, records) SELECT x.id, x.type, x.records FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, type text, records jsonb) ON CONFLICT (event_id) DO NOTHING`,
+      `INSERT INTO mds_personal_data (event_id, type, whole, records) SELECT x.id, x.type, x.whole, x.records FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, type text, whole text, records jsonb) ON CONFLICT (event_id) DO NOTHING`,
       [JSON.stringify(rows)],
     );
     try {
@@ -172,19 +184,20 @@ export class PersonalDataEventStore implements EventStore {
   private async merged(events: RecordedEvent[]): Promise<RecordedEvent[]> {
     const wanted = events.filter((e) => this.fields[e.type] && e.dataInTable === undefined && (e.data !== null || e.rawData !== undefined));
     if (wanted.length === 0) return events;
-    const { rows } = await this.pool.query<{ event_id: string; records: unknown[] }>('SELECT event_id, records FROM mds_personal_data WHERE event_id = ANY($1::uuid[])', [wanted.map((e) => e.id)]);
+    const { rows } = await this.pool.query<{ event_id: string; whole: string | null; records: unknown[] }>(
+      'SELECT event_id, whole, records FROM mds_personal_data WHERE event_id = ANY($1::uuid[])',
+      [wanted.map((e) => e.id)],
+    );
     if (rows.length === 0) return events;
-    const lists = new Map(rows.map((r) => [r.event_id, r.records]));
+    const lists = new Map(rows.map((r) => [r.event_id, r]));
     const want = new Set(wanted);
+    const merge = (data: Rec, row: { whole: string | null; records: unknown[] }): Rec =>
+      row.whole !== null ? { ...data, [row.whole]: row.records } : { ...data, records: mergeRecords(data.records as unknown[], row.records) };
     return events.map((e) => {
-      const list = lists.get(e.id);
-      if (!list || !want.has(e)) return e;
-      if (e.rawData !== undefined) {
-        const data = JSON.parse(e.rawData) as Rec & { records: unknown[] };
-        return { ...e, rawData: JSON.stringify({ ...data, records: mergeRecords(data.records, list) }) };
-      }
-      const data = e.data as Rec & { records: unknown[] };
-      return { ...e, data: { ...data, records: mergeRecords(data.records, list) } };
+      const row = lists.get(e.id);
+      if (!row || !want.has(e)) return e;
+      if (e.rawData !== undefined) return { ...e, rawData: JSON.stringify(merge(JSON.parse(e.rawData) as Rec, row)) };
+      return { ...e, data: merge(e.data as Rec, row) };
     });
   }
 }
