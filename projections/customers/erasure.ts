@@ -61,6 +61,13 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
       LATERAL (VALUES ('email', lower(x.el->>'email')), ('phone', x.el->>'$phone'), ('phone_number', x.el->>'phone_number'),
                       ('token', x.el->>'cb_token'), ('token', x.el->>'customer_token')) AS ids(kind, v)
     WHERE ids.v IS NOT NULL AND NOT starts_with(ids.v, '[forgotten ') ON CONFLICT DO NOTHING`);
+  // The personal fields their records held: the types' own and those the settings marked (company fields).
+  const { rows: held } = await tx.query<{ keys: string[] | null }>(
+    `SELECT array_agg(DISTINCT k) AS keys FROM erase_at a JOIN mds_personal_data p USING (event_id),
+            LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(p.records->(a.n - 1)) = 'object' THEN p.records->(a.n - 1) ELSE '{}' END) AS k`,
+  );
+  const also = held[0].keys ?? [];
+  const keys = (own: readonly string[]) => [...new Set([...own, ...also])];
   const values = (kind: string) => `(SELECT v FROM erase_values WHERE kind = '${kind}')`;
   // Events, sales and campaign events naming them: one pass over those lists.
   await tx.query(`INSERT INTO erase_at SELECT p.event_id, z.n FROM mds_personal_data p CROSS JOIN LATERAL jsonb_array_elements(p.records) WITH ORDINALITY AS z(el, n)
@@ -88,7 +95,7 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
     await tx.query(
       `UPDATE ${q(schema, 'customers')} SET email = ${marker('email')}, phone = ${marker('phone')}, data = mds_personal_redact(data, $1, $2)
         WHERE customer_id IN (SELECT customer_id FROM erasing)`,
-      [nonce, CUSTOMER_PERSONAL_FIELDS],
+      [nonce, keys(CUSTOMER_PERSONAL_FIELDS)],
     );
   }
   const emails = values('email');
@@ -99,7 +106,7 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
       `UPDATE ${q(schema, 'customer_events')} SET email = ${marker('email')}, phone = ${marker('phone')}, customer_token = ${marker('customer_token')},
               data = mds_personal_redact(data, $1, $2)
         WHERE email IN ${emails} OR phone IN ${phones} OR customer_token IN ${tokens}`,
-      [nonce, EVENT_PERSONAL_FIELDS],
+      [nonce, keys(EVENT_PERSONAL_FIELDS)],
     );
   }
   for (const schema of await schemasOf(tx, 'sales', 'sales')) {
@@ -126,7 +133,7 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
            OR coalesce(${change}->>'phone_number', ${change}->'fields'->>'sale_phone_number') IN ${values('phone_number')}
            OR coalesce(${change}->>'customer_token', ${change}->>'cb_token') IN ${tokens}
            OR (m.message->>'datatype' = 'customers' AND ${change}->>'external_id' IN ${values('ext')})`,
-      [nonce, ANY_RECORD_FIELDS],
+      [nonce, keys(ANY_RECORD_FIELDS)],
     );
   }
   await tx.query('DROP TABLE erasing, erase_at, erase_values');

@@ -23,11 +23,12 @@ describe('forgetting a customer: nothing of them stays readable', () => {
   const ada = {
     external_id: 'FG-ADA', email: 'Ada.Forgotten@example.com', phone_number: '+358 40 111 9999', first_name: 'Adalind', last_name: 'Forgetmenot',
     street_address: 'Erasure Lane 5', city: 'Vantaa', zip_code: '01300', birth_date: '1980-02-03', cb_token: 'cb-ada-777', tags: ['vip'],
+    ACME__loyalty_card: 'LC-ADA-4242', ACME__tier: 'gold',
   };
-  const bob = { external_id: 'FG-BOB', email: 'bob.kept@example.com', phone_number: '+358402228888', first_name: 'Bartholomew', last_name: 'Keepsake', tags: ['vip'] };
+  const bob = { external_id: 'FG-BOB', email: 'bob.kept@example.com', phone_number: '+358402228888', first_name: 'Bartholomew', last_name: 'Keepsake', tags: ['vip'], ACME__loyalty_card: 'LC-BOB-1111' };
   // What must be gone: e-mail (any case), phone (as sent and normalised: its digits), names, address, birth date, token.
-  const adaValues = ['ada.forgotten', '111 9999', '401119999', 'Adalind', 'Forgetmenot', 'Erasure Lane', 'Vantaa', '1980-02-03', 'cb-ada-777'];
-  const bobValues = ['bob.kept@example.com', '402228888', 'Bartholomew', 'Keepsake'];
+  const adaValues = ['ada.forgotten', '111 9999', '401119999', 'Adalind', 'Forgetmenot', 'Erasure Lane', 'Vantaa', '1980-02-03', 'cb-ada-777', 'LC-ADA-4242'];
+  const bobValues = ['bob.kept@example.com', '402228888', 'Bartholomew', 'Keepsake', 'LC-BOB-1111'];
 
   const send = (method: string, path: string, body?: unknown) =>
     api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -62,6 +63,8 @@ describe('forgetting a customer: nothing of them stays readable', () => {
     const salesTarget = (await send('POST', '/api/datatargets/', { datatarget_type: 'datasync', datatype: 'sales', name: 'erp' })).body.datatarget;
     const outlet = (await send('POST', `/api/datatargets/${target.id}/outlets/`, { outlet_type: 'webhook', request: { url: receiver.url, method: 'POST', format: 'json', content: '{(data)}', is_batched: true } })).body.outlet;
     expect([target.id, salesTarget.id, outlet.id].every(Boolean)).toBe(true);
+    // A company field the settings mark personal is kept apart from the log like the built-in ones.
+    expect((await send('PATCH', '/api/settings/', { personal_company_fields: ['ACME__loyalty_card'] })).status).toBe(200);
     await completed(await send('POST', '/api/customers/upload/', { customers: [ada, bob] }));
     await completed(await send('POST', '/api/events/upload/', { events: [
       { type: 'BROWSE', date: '2026-03-01T10:00:00Z', email: 'ada.forgotten@example.com', path: '/boots' },
@@ -82,7 +85,10 @@ describe('forgetting a customer: nothing of them stays readable', () => {
     expect(found(receiver.received.map((r) => r.body).join('\n'), ['ada.forgotten@example.com', 'Adalind'])).toHaveLength(2);
     const dump = await dumpDatabase(api.rt.db.url);
     expect(found(dump.text, adaValues)).toEqual(adaValues); // the test can see them: it would notice them staying
-    expect((await send('GET', '/api/data/customers/?external_id=FG-ADA')).body.customers).toEqual([expect.objectContaining({ first_name: 'Adalind', email: ada.email })]);
+    expect((await send('GET', '/api/data/customers/?external_id=FG-ADA')).body.customers).toEqual([expect.objectContaining({ first_name: 'Adalind', email: ada.email, ACME__loyalty_card: 'LC-ADA-4242' })]);
+    const inLog = (await api.rt.pool.query(`SELECT string_agg(data::text, '') AS t FROM mds_events`)).rows[0].t as string;
+    expect(found(inLog, [...adaValues, ...bobValues])).toEqual([]);
+    expect(inLog).toContain('ACME__tier');
   });
 
   it('forgets them with `mds customers forget`: the dump and the logs hold nothing of them, the other customer is whole', async () => {

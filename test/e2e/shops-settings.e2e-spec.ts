@@ -21,12 +21,12 @@ describe('shops, settings and the import-run pattern over HTTP', () => {
 
   it('reads default settings and lets only admins change them, validating every key', async () => {
     expect((await send('GET', '/api/settings/', staff)).body).toEqual({
-      settings: { timezone: 'UTC', default_country: null, default_currency: 'EUR', company_prefixes: [], custom_event_types: [] },
+      settings: { timezone: 'UTC', default_country: null, default_currency: 'EUR', company_prefixes: [], custom_event_types: [], personal_company_fields: [] },
     });
     expect((await send('PATCH', '/api/settings/', staff, { timezone: 'Europe/Helsinki' })).status).toBe(403);
-    const changed = await send('PATCH', '/api/settings', admin, { timezone: 'Europe/Helsinki', default_country: 'fi', company_prefixes: ['ACME'], custom_event_types: ['LOYALTY_POINTS'] });
+    const changed = await send('PATCH', '/api/settings', admin, { timezone: 'Europe/Helsinki', default_country: 'fi', company_prefixes: ['ACME'], custom_event_types: ['LOYALTY_POINTS'], personal_company_fields: ['ACME__card'] });
     expect(changed.status).toBe(200);
-    expect(changed.body.settings).toEqual({ timezone: 'Europe/Helsinki', default_country: 'FI', default_currency: 'EUR', company_prefixes: ['ACME'], custom_event_types: ['LOYALTY_POINTS'] });
+    expect(changed.body.settings).toEqual({ timezone: 'Europe/Helsinki', default_country: 'FI', default_currency: 'EUR', company_prefixes: ['ACME'], custom_event_types: ['LOYALTY_POINTS'], personal_company_fields: ['ACME__card'] });
     expect((await send('GET', '/api/settings/', staff)).body.settings.timezone).toBe('Europe/Helsinki');
     for (const [patch, message] of [
       [{ timezone: 'Mars/Olympus' }, /IANA time zone/],
@@ -34,6 +34,7 @@ describe('shops, settings and the import-run pattern over HTTP', () => {
       [{ default_currency: 'EURO' }, /ISO 4217/],
       [{ custom_event_types: ['BROWSE'] }, /built-in/],
       [{ company_prefixes: ['AC__ME'] }, /company name/],
+      [{ personal_company_fields: ['card'] }, /personal_company_fields: "card" is not a <COMPANY>__<field> key/],
       [{ colour: 'blue' }, /Unknown setting "colour"/],
       [{}, /No settings/],
     ] as const) {

@@ -130,6 +130,7 @@ export function eventImport(settings: Settings, deps: EventImportDeps): ImportKi
   return {
     kind: 'events',
     chunkEventType: EVENTS_IMPORTED,
+    personalFields: settings.personal_company_fields,
     validate(raw) {
       const r = recordObject(raw, 'an event');
       const deleted = r.is_deleted;

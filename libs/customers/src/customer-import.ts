@@ -32,6 +32,7 @@ export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
   return {
     kind: 'customers',
     chunkEventType: CUSTOMERS_IMPORTED,
+    personalFields: settings.personal_company_fields,
     validate(raw) {
       const r = recordObject(raw, 'a customer');
       const out: CustomerRecord = {};

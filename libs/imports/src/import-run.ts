@@ -70,6 +70,11 @@ export interface ImportKind<R> {
   kind: string;
   /** The event type of one chunk, e.g. `ShopsImported`. */
   chunkEventType: string;
+  /**
+   * Fields of the records that are personal besides the chunk type's own (the settings'
+   * personal_company_fields): named in the chunks' metadata, so the log keeps them apart too.
+   */
+  personalFields?: string[];
   /** Coerces and validates one record; throws RecordProblem / CoercionError for the first problem. */
   validate(record: unknown, index: number): R;
   /**
@@ -253,7 +258,11 @@ export async function runImport<R>(
   const metadata = { actor: input.caller, token_id: input.tokenId, request_id: input.requestId, run_id: runId };
   const events: NewEvent[] = [
     { type: IMPORT_RUN_ACCEPTED, data: header, metadata },
-    ...chunks.map((records, i) => ({ type: kind.chunkEventType, data: { run_id: runId, chunk: i + 1, records }, metadata })),
+    ...chunks.map((records, i) => ({
+      type: kind.chunkEventType,
+      data: { run_id: runId, chunk: i + 1, records },
+      metadata: kind.personalFields?.length ? { ...metadata, personal_fields: kind.personalFields } : metadata,
+    })),
   ];
   try {
     const result = await store.append(importStream(runId), events, { expectedRevision: 'no_stream' });

@@ -14,6 +14,11 @@ export interface Settings {
   company_prefixes: string[];
   /** Company-specific customer event types accepted besides the built-in ones. */
   custom_event_types: string[];
+  /**
+   * `<COMPANY>__<field>` keys whose values are personal (a loyalty card number, a second address):
+   * kept apart from the log like e-mails and names, and forgotten with the customer.
+   */
+  personal_company_fields: string[];
 }
 
 export interface SettingsChanged {
@@ -22,13 +27,15 @@ export interface SettingsChanged {
   at: string;
 }
 
-export const DEFAULT_SETTINGS: Settings = { timezone: 'UTC', default_country: null, default_currency: 'EUR', company_prefixes: [], custom_event_types: [] };
+export const DEFAULT_SETTINGS: Settings = { timezone: 'UTC', default_country: null, default_currency: 'EUR', company_prefixes: [], custom_event_types: [], personal_company_fields: [] };
 
 /** The spec's built-in event types (libs/activity holds the rules of each): custom types may not reuse their names. */
 export const RESERVED_EVENT_TYPES = ['BROWSE', 'MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'ORDER_SHIPPED', 'BASKET_ADD', 'SENTIMENT', 'SMS_SUBSCRIBE', 'SMS_UNSUBSCRIBE'];
 
 /** `<COMPANY>` of `<COMPANY>__<field>` keys: letters and digits, so "__" stays the separator. */
 export const COMPANY_PREFIX = /^[A-Za-z][A-Za-z0-9]{0,31}$/;
+/** A `<COMPANY>__<field>` key. */
+export const COMPANY_FIELD = /^[A-Za-z][A-Za-z0-9]{0,31}__[A-Za-z0-9_]{1,64}$/;
 /** A custom event type: capital letters, digits and underscores, like the built-in ones. */
 export const CUSTOM_EVENT_TYPE = /^[A-Z][A-Z0-9_]{0,63}$/;
 

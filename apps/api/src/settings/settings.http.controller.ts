@@ -17,6 +17,7 @@ const SETTINGS_SCHEMA = {
     default_currency: { type: 'string', example: 'EUR' },
     company_prefixes: { type: 'array', items: { type: 'string' } },
     custom_event_types: { type: 'array', items: { type: 'string' } },
+    personal_company_fields: { type: 'array', items: { type: 'string' }, description: '<COMPANY>__<field> keys whose values are personal: kept apart from the log, forgotten with the customer' },
   },
 };
 
@@ -31,7 +32,7 @@ export class SettingsHttpController {
 
   @Get()
   @RequirePermission('data:read')
-  @ApiOperation({ summary: 'The service settings: timezone (IANA, default UTC), default_country, default_currency, company_prefixes, custom_event_types' })
+  @ApiOperation({ summary: 'The service settings: timezone (IANA, default UTC), default_country, default_currency, company_prefixes, custom_event_types, personal_company_fields' })
   @ApiOkResponse({ schema: { type: 'object', properties: { settings: SETTINGS_SCHEMA } } })
   async get(): Promise<{ settings: Settings }> {
     return { settings: await currentSettings(this.runtime) };

@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsArray, IsOptional, IsString } from 'class-validator';
-import { COMPANY_PREFIX, CUSTOM_EVENT_TYPE, DEFAULT_SETTINGS, isCountryCode, isCurrencyCode, isTimeZone } from '#mds/settings';
+import { COMPANY_FIELD, COMPANY_PREFIX, CUSTOM_EVENT_TYPE, DEFAULT_SETTINGS, isCountryCode, isCurrencyCode, isTimeZone } from '#mds/settings';
 import { Satisfies, UnknownKeys, WhenSent } from '../platform/request-validation';
 
 const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
@@ -44,4 +44,7 @@ export class UpdateSettingsRequest {
 
   @NameList('custom_event_types', CUSTOM_EVENT_TYPE, 'a capital-letter event type')
   custom_event_types?: string[];
+
+  @NameList('personal_company_fields', COMPANY_FIELD, 'a <COMPANY>__<field> key')
+  personal_company_fields?: string[];
 }

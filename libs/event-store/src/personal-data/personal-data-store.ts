@@ -103,7 +103,10 @@ export class PersonalDataEventStore implements EventStore {
       }
       const records = (e.data as { records?: unknown } | null)?.records;
       if (!fields || !Array.isArray(records)) return e;
-      const parts = records.map((r) => splitRecord(r, fields));
+      // Besides the type's own, the fields the settings mark personal, named in the metadata.
+      const more = (e.metadata as { personal_fields?: unknown } | undefined)?.personal_fields;
+      const all = Array.isArray(more) ? [...fields, ...more.filter((f): f is string => typeof f === 'string')] : fields;
+      const parts = records.map((r) => splitRecord(r, all));
       if (parts.every((p) => p.personal === null)) return e;
       const id = e.id ?? randomUUID();
       if (e.id === undefined) generated.add(id);
