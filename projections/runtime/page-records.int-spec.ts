@@ -72,7 +72,7 @@ describe('pageRecords and pageEvents', () => {
       return { rows: rows.map((r) => [r.ord, Number(r.position), r.stream, r.data]), page };
     };
     const inLog = await rows((await store.readAll({ inLogOf: ['Chunk'], rawDataOf: ['Chunk'] })).events);
-    expect(inLog.page.json).not.toContain('a1');
+    expect(inLog.page.json).not.toContain('"a1"'); // (an event's uuid may hold the letters)
     expect(inLog.rows).toEqual([
       [0, 1, 'import-a', { records: [{ id: 'a1', n: 1 }, { id: 'a2', tags: ['x', 'y'] }] }],
       [1, 2, 'import-b', { records: [{ id: 'o1' }] }],
