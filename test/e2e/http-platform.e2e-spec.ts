@@ -61,6 +61,33 @@ describe('HTTP platform (real HTTP on loopback)', () => {
     expect(res.body.error?.message).toMatch(/JSON/);
   });
 
+  it('refuses bodies nested deeper than 64 levels with 400 on every route, appending nothing', async () => {
+    const head = await rt.store.headPosition();
+    const arrays = '['.repeat(10_000) + ']'.repeat(10_000);
+    const objects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+    const inRecord = JSON.stringify({ customers: [{ external_id: 'deep', note: JSON.parse('['.repeat(70) + ']'.repeat(70)) }] });
+    const answers: unknown[] = [];
+    const expected: unknown[] = [];
+    for (const path of ['/api/customers/upload/', '/api/events/upload/', '/api/datatargets/', '/api/data/query/', '/api/probe/echo/']) {
+      for (const body of [arrays, objects, inRecord]) {
+        const res = await call(path, json(body));
+        answers.push([path, body.slice(0, 12), res.status, res.body]);
+        expected.push([path, body.slice(0, 12), 400, { error: { code: 'invalid_request', message: expect.stringContaining('64 levels') } }]);
+      }
+    }
+    expect(answers).toEqual(expected);
+    const settings = await call('/api/settings/', { ...json(objects), method: 'PATCH' });
+    expect([settings.status, settings.body.error?.code]).toEqual([400, 'invalid_request']);
+    // 64 levels are still a body: the limit refuses depth, not structure.
+    const atLimit = JSON.parse('['.repeat(63) + '1' + ']'.repeat(63));
+    expect((await call('/api/probe/echo/', json(JSON.stringify({ a: atLimit })))).status).toBe(201);
+    expect((await call('/api/probe/echo/', json(JSON.stringify({ a: [atLimit] })))).status).toBe(400);
+    // Brackets inside strings, escaped quotes among them, are text.
+    const text = { note: `${'['.repeat(100)}\\"${'{'.repeat(100)}\\`, b: '"]' };
+    expect((await call('/api/probe/echo/', json(JSON.stringify(text)))).body).toEqual({ received: text });
+    expect(await rt.store.headPosition()).toBe(head);
+  });
+
   it('answers a body over the limit with 413 and names the limit', async () => {
     const big = JSON.stringify({ customers: [{ note: 'x'.repeat(70 * 1024) }] });
     const res = await call('/api/probe/echo/', json(big));

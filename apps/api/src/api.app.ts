@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { LogController, type FastifyBodyParser } from 'fastify';
+import { LogController } from 'fastify';
 import { redactUrl } from '#mds/platform';
 import type { Runtime } from '#mds/runtime';
 import { ensureProjectionTables, PROJECTIONS } from '#mds/projections';
@@ -14,6 +14,7 @@ import { TokenResolver } from './access/token-resolver';
 import { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module';
 import { ServiceMetrics } from './metrics/metrics';
 import { ErrorEnvelopeFilter } from './platform/error-envelope';
+import { installJsonBody } from './platform/json-body';
 import { PinoNestLogger } from './platform/nest-logger';
 import { RequestValidationPipe } from './platform/request-validation';
 
@@ -41,23 +42,13 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   const metrics = new ServiceMetrics(runtime);
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(runtime, metrics, contexts), adapter, {
     logger: new PinoNestLogger(logger),
-    // Fastify's own JSON parser (with prototype-poisoning protection) only: see below.
+    // Fastify's own JSON parser (with prototype-poisoning protection) only: see installJsonBody.
     bodyParser: false,
     abortOnError: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
 
-  // The API speaks JSON: application/json and the application/*+json family. Everything else,
-  // text/plain and form posts included, is refused with 415 rather than half-parsed.
-  // An empty body with a JSON content type counts as no body (clients send the header on bodiless POSTs).
-  fastify.removeContentTypeParser(['text/plain', 'application/json']);
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  const jsonOrEmpty: FastifyBodyParser<string | Buffer> = (request, body, done) => {
-    if (String(body).trim() === '') return done(null, undefined);
-    return (parseJson as FastifyBodyParser<string | Buffer>)(request, body, done as never);
-  };
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, jsonOrEmpty);
-  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/i, { parseAs: 'string' }, jsonOrEmpty);
+  installJsonBody(fastify);
 
   installAuthentication(fastify, {
     resolver: TokenResolver.forPool(runtime.pool),
