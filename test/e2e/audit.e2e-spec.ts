@@ -34,9 +34,11 @@ describe('audit trail over HTTP', () => {
       const res = await send(auditor.token, 'GET', path);
       expect(res.status).toBe(200);
       expect(res.body.count).toBe(res.body.events.length);
+      expect('next_url' in res.body).toBe(true);
       out.push(...res.body.events);
       path = res.body.next_url;
     }
+    expect(path).toBeNull();
     return out;
   }
 
@@ -237,9 +239,11 @@ describe('audit trail over HTTP', () => {
       let next = first.body.next_url;
       while (next) {
         const page = await send(auditor.token, 'GET', next);
+        expect('next_url' in page.body).toBe(true);
         pages.push(...page.body.changes);
         next = page.body.next_url;
       }
+      expect(next).toBeNull();
       expect(pages).toEqual((await history('H1')).body.changes);
     });
 

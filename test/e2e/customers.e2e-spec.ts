@@ -288,13 +288,17 @@ describe.each([
     const before = new Date(Date.now() - 1000).toISOString();
     await importCustomers(Array.from({ length: 25 }, (_, i) => ({ external_id: `P-${i}`, email: `p${i}@example.com` })));
     const seen: string[] = [];
-    let next: string | undefined = `/api/data/customers/?limit=7&updated_since=${encodeURIComponent(before)}`;
+    let next: string | null = `/api/data/customers/?limit=7&updated_since=${encodeURIComponent(before)}`;
     while (next) {
       const page = await send('GET', next);
       seen.push(...page.body.customers.map((c: { external_id: string }) => c.external_id));
       expect(page.body.count).toBe(page.body.customers.length);
+      expect('next_url' in page.body).toBe(true);
       next = page.body.next_url;
     }
+    // The last page says so: next_url is there, null.
+    expect(next).toBeNull();
+    expect((await send('GET', '/api/data/customers/?external_id=NO-SUCH')).body).toEqual({ customers: [], count: 0, next_url: null });
     expect(seen.filter((id) => typeof id === 'string' && id.startsWith('P-')).sort()).toEqual(Array.from({ length: 25 }, (_, i) => `P-${i}`).sort());
     // No customer twice (guests, without an external_id, may have been updated in the same second by earlier tests).
     const ids = seen.filter((id) => id !== undefined);

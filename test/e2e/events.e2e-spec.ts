@@ -1,6 +1,7 @@
 import { customersProjection, eventsProjection, productsProjection, rebuildProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { followPages } from '../support/paging';
 
 type Json = Record<string, any>;
 
@@ -156,6 +157,13 @@ describe('customer events over HTTP', () => {
     await importEvents([{ type: 'BROWSE', date: '2024-07-04', customer_id: 'C-Q', product_ean: '6400000000031' }]);
     expect((await events('?customer_id=C-Q')).map((e) => e.product_id)).toEqual(['P-AUTO', 'P-AUTO']);
     expect((await send('GET', '/api/data/products/?external_id=P-AUTO')).body.products).toEqual([{ external_id: 'P-AUTO', ean: '6400000000031', title: 'Imported later' }]);
+  });
+
+  it('pages events with next_url, null on the last page', async () => {
+    await importEvents(Array.from({ length: 5 }, (_, i) => ({ type: 'BROWSE', date: '2024-09-01', customer_id: 'PAGE-C', label: `p${i}` })));
+    const pages = await followPages<Json>((path) => send('GET', path), '/api/data/events/?customer_id=PAGE-C&limit=2', 'events');
+    expect(pages.map((page) => page.map((e) => e.label))).toEqual([['p0', 'p1'], ['p2', 'p3'], ['p4']]);
+    expect((await send('GET', '/api/data/events/?customer_id=NO-SUCH')).body).toEqual({ events: [], count: 0, next_url: null });
   });
 
   it('answers PUT on the upload path as POST', async () => {

@@ -73,11 +73,13 @@ describe('legacy client paths: integrations by {name}, datasources and imports t
     // Read-your-writes: no waiting needed after the answer.
     expect((await send('GET', `/api/integrations/${id}/`)).body.integration.datasources).toEqual([customers, products]);
     expect((await send('GET', `/api/integrations/${other}/`)).body.integration.datasources).toEqual([]);
-    const all = (await send('GET', '/api/integrations/')).body.integrations as Array<{ id: string; datasources: unknown[] }>;
+    const listed = (await send('GET', '/api/integrations/')).body;
+    expect(listed.next_url).toBeNull();
+    const all = listed.integrations as Array<{ id: string; datasources: unknown[] }>;
     expect(all.find((i) => i.id === id)?.datasources).toEqual([customers, products]);
     expect(all.find((i) => i.id === other)?.datasources).toEqual([]);
     expect((await send('GET', `/api/datasources/${customers.id}/`)).body).toEqual({ datasource: customers });
-    expect((await send('GET', `/api/datasources/?integration=${id}`)).body).toEqual({ datasources: [customers, products] });
+    expect((await send('GET', `/api/datasources/?integration=${id}`)).body).toEqual({ datasources: [customers, products], next_url: null });
     expect((await send('GET', '/api/datasources/')).body.datasources).toEqual(expect.arrayContaining([customers, products]));
 
     // Event-sourced: appended to the integration's stream after its creation.

@@ -1,6 +1,7 @@
 import { productsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { followPages } from '../support/paging';
 
 describe('product import and retrieval over HTTP', () => {
   let api: TestApi;
@@ -59,13 +60,9 @@ describe('product import and retrieval over HTTP', () => {
   it('pages product rows with next_url and accepts the /api/product/upload/ alias', async () => {
     const res = await send('POST', '/api/product/upload/', { products: Array.from({ length: 30 }, (_, i) => ({ external_id: `Q-${String(i).padStart(2, '0')}`, price: i * 100 })) });
     await eventually(async () => (await send('GET', `/api/runs/${res.body.run_id}/`)).body.state === 'completed' || Promise.reject(new Error('pending')));
-    const seen: string[] = [];
-    let next: string | undefined = '/api/data/products/?limit=7';
-    while (next) {
-      const page = await send('GET', next);
-      seen.push(...page.body.products.map((p: { external_id: string; language?: string }) => `${p.external_id}/${p.language ?? ''}`));
-      next = page.body.next_url;
-    }
+    const pages = await followPages<{ external_id: string; language?: string }>((path) => send('GET', path), '/api/data/products/?limit=7', 'products');
+    const seen = pages.flat().map((p) => `${p.external_id}/${p.language ?? ''}`);
+    expect((await send('GET', '/api/data/products/?external_id=NO-SUCH')).body).toEqual({ products: [], count: 0, next_url: null });
     expect(seen.filter((k) => k.startsWith('Q-'))).toHaveLength(30);
     expect(new Set(seen).size).toBe(seen.length);
     expect((await send('GET', '/api/data/products/?after=bm90LWpzb24')).status).toBe(400);

@@ -1,6 +1,7 @@
 import { customersProjection, productsProjection, rebuildProjection, salesProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { followPages } from '../support/paging';
 
 type Json = Record<string, any>;
 
@@ -164,6 +165,13 @@ describe('sales over HTTP', () => {
     const all = (await send('GET', '/api/data/products/?limit=1000')).body.products as Json[];
     expect(all.find((p) => p.external_id === 'NEW-P')).toEqual({ external_id: 'NEW-P', title: 'Sold only', price: 4200 });
     expect(all.find((p) => p.external_id === 'sku:ZZ-9/ean:6400000000031')).toEqual({ external_id: 'sku:ZZ-9/ean:6400000000031', sku: 'ZZ-9', ean: '6400000000031', price: 300 });
+  });
+
+  it('pages sales with next_url, null on the last page', async () => {
+    await importSales(['PG-1', 'PG-2', 'PG-3'].map((id) => ({ sale_external_id: id, sale_date: '2024-09-01', sale_customer_id: 'PAGE-C', product_id: 'P1', quantity: 1, unit_price: 100 })));
+    const pages = await followPages<Json>((path) => send('GET', path), '/api/data/sales/?sale_customer_id=PAGE-C&limit=2', 'sales');
+    expect(pages.map((page) => page.map((s) => s.sale_external_id))).toEqual([['PG-1', 'PG-2'], ['PG-3']]);
+    expect((await send('GET', '/api/data/sales/?sale_customer_id=NO-SUCH')).body).toEqual({ sales: [], count: 0, next_url: null });
   });
 
   it('answers PUT on the upload path as POST', async () => {

@@ -1,6 +1,7 @@
 import { shopsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { followPages } from '../support/paging';
 
 describe('shops, settings and the import-run pattern over HTTP', () => {
   let api: TestApi;
@@ -79,6 +80,7 @@ describe('shops, settings and the import-run pattern over HTTP', () => {
         { external_id: 'eu', name: 'EU store' },
       ],
       count: 2,
+      next_url: null,
     });
     expect((await send('GET', '/api/data/shops/?name=EU%20store', staff)).body.shops).toEqual([{ external_id: 'eu', name: 'EU store' }]);
     expect((await send('GET', '/api/runs/00000000-0000-4000-8000-000000000000/', staff)).status).toBe(404);
@@ -134,14 +136,8 @@ describe('shops, settings and the import-run pattern over HTTP', () => {
     const shops = Array.from({ length: 250 }, (_, i) => ({ external_id: `p${String(i).padStart(3, '0')}`, name: `Shop ${i}` }));
     const res = await send('POST', '/api/shops/upload/', staff, { shops });
     await eventually(async () => (await send('GET', `/api/runs/${res.body.run_id}/`, staff)).body.state === 'completed');
-    const seen: string[] = [];
-    let next: string | undefined = '/api/data/shops/?limit=40';
-    while (next) {
-      const page = await send('GET', next, staff);
-      expect(page.status).toBe(200);
-      seen.push(...page.body.shops.map((s: { external_id: string }) => s.external_id));
-      next = page.body.next_url;
-    }
+    const pages = await followPages<{ external_id: string }>((path) => send('GET', path, staff), '/api/data/shops/?limit=40', 'shops');
+    const seen = pages.flat().map((s) => s.external_id);
     const ids = seen.filter((id) => id.startsWith('p'));
     expect(ids).toEqual(shops.map((s) => s.external_id));
     expect(new Set(seen).size).toBe(seen.length);

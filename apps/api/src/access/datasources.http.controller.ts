@@ -48,11 +48,11 @@ export class DatasourcesHttpController {
   @RequirePermission('access:manage')
   @ApiOperation({ summary: 'Datasources (legacy, admin) in creation order; `?integration=<id>` keeps one integration\'s' })
   @ApiQuery({ name: 'integration', required: false, type: String })
-  @ApiOkResponse({ description: `\`{datasources: [${DATASOURCE_FIELDS}, ...]}\`` })
-  async list(@Query() query: Record<string, unknown>): Promise<{ datasources: DatasourceView[] }> {
+  @ApiOkResponse({ description: `\`{datasources: [${DATASOURCE_FIELDS}, ...], next_url: null}\` (a single page)` })
+  async list(@Query() query: Record<string, unknown>): Promise<{ datasources: DatasourceView[]; next_url: null }> {
     const integration = query.integration;
     if (integration !== undefined && typeof integration !== 'string') throw invalidRequest('integration must be given once');
-    return { datasources: await listDatasources(this.runtime.pool, { integrationId: integration || undefined }) };
+    return { datasources: await listDatasources(this.runtime.pool, { integrationId: integration || undefined }), next_url: null };
   }
 
   @Get(':datasource_id')

@@ -46,9 +46,9 @@ export class IntegrationsHttpController {
   @Get()
   @RequirePermission('access:manage')
   @ApiOperation({ summary: 'Every integration (admin), in creation order, each with its datasources' })
-  @ApiOkResponse({ description: '`{integrations: [integration, ...]}`' })
-  async list(): Promise<{ integrations: IntegrationView[] }> {
-    return { integrations: await listIntegrations(this.runtime.pool) };
+  @ApiOkResponse({ description: '`{integrations: [integration, ...], next_url: null}` (a single page)' })
+  async list(): Promise<{ integrations: IntegrationView[]; next_url: null }> {
+    return { integrations: await listIntegrations(this.runtime.pool), next_url: null };
   }
 
   @Get(':integration_id')

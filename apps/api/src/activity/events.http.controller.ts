@@ -42,7 +42,7 @@ export class EventsHttpController {
     summary: 'Customer events in id order: `limit`, `next_url`, filters `type`, `customer_id`, `email`, `phone_number`, `customer_token`, `customer` (a customer\'s external_id: events naming any of its identifiers), `from`/`to` (date), equality on any field',
     description: 'Deleted events never appear. Each event shows its `id` (for deletion).',
   })
-  @ApiOkResponse({ description: '`{events: [...], count, next_url}` (next_url absent on the last page)' })
+  @ApiOkResponse({ description: '`{events: [...], count, next_url}` (next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'from', 'to']);
     const { timezone } = await currentSettings(this.runtime);
@@ -50,7 +50,7 @@ export class EventsHttpController {
     if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
     const rows = await listEvents(this.runtime.pool, { limit, after: cursor, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });
     const events = rows.map((r) => r.event);
-    const next = rows.length === limit ? nextUrl(request, String(rows[rows.length - 1].id)) : undefined;
-    return { events, count: events.length, ...(next ? { next_url: next } : {}) };
+    const next = nextUrl(request, rows.length === limit ? String(rows[rows.length - 1].id) : null);
+    return { events, count: events.length, next_url: next };
   }
 }

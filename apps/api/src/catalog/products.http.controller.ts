@@ -37,7 +37,7 @@ export class ProductsHttpController {
   @Get('api/data/products')
   @RequirePermission('data:read')
   @ApiOperation({ summary: 'Product rows (one per product and language) in external_id order: `limit`, `next_url`, equality filters (lists: contains)' })
-  @ApiOkResponse({ description: '`{products: [...], count, next_url}`' })
+  @ApiOkResponse({ description: '`{products: [...], count, next_url}` (next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token']);
     let cursor: [string, string] | undefined;
@@ -51,7 +51,7 @@ export class ProductsHttpController {
     }
     const rows = await listProducts(this.runtime.pool, { limit, after: cursor, filters });
     const products = rows.map((r) => r.product);
-    const next = rows.length === limit ? nextUrl(request, JSON.stringify(rows[rows.length - 1].key)) : undefined;
-    return { products, count: products.length, ...(next ? { next_url: next } : {}) };
+    const next = nextUrl(request, rows.length === limit ? JSON.stringify(rows[rows.length - 1].key) : null);
+    return { products, count: products.length, next_url: next };
   }
 }

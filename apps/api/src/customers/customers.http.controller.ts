@@ -44,17 +44,17 @@ export class CustomersHttpController {
     summary: 'Customers in a stable order: `limit` (default 100, max 10,000), `next_url` cursor paging, equality filters on any field (`?tags=vip`, `?ACME__tier=gold`), `updated_since`',
     description: 'Deleted customers never appear; forgotten ones appear as `{is_forgotten: true}`. `count` is the number of customers in this page.',
   })
-  @ApiOkResponse({ description: '`{customers: [...], count, next_url}` (next_url absent on the last page)' })
+  @ApiOkResponse({ description: '`{customers: [...], count, next_url}` (next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'updated_since']);
     const updatedSince = query.updated_since ? dateBound('updated_since', query.updated_since, (await currentSettings(this.runtime)).timezone) : undefined;
     const cursor = after === undefined ? undefined : Number(after);
     if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
     const page = await listCustomers(this.runtime.pool, { limit, after: cursor, filters, updatedSince });
-    const next = page.count === limit && page.lastId !== null ? nextUrl(request, String(page.lastId)) : undefined;
+    const next = nextUrl(request, page.count === limit && page.lastId !== null ? String(page.lastId) : null);
     // The customers arrive as JSON text from PostgreSQL; the envelope is written around them.
     reply.type('application/json; charset=utf-8');
-    return `{"customers":[${page.json}],"count":${page.count}${next ? `,"next_url":${JSON.stringify(next)}` : ''}}`;
+    return `{"customers":[${page.json}],"count":${page.count},"next_url":${JSON.stringify(next)}}`;
   }
 
   @Get('api/data/customers/:external_id/history')

@@ -63,9 +63,9 @@ export class DatatargetsHttpController {
   @Get()
   @RequirePermission('datatargets:use')
   @ApiOperation({ summary: 'The datatargets, oldest first' })
-  @ApiOkResponse({ description: `\`{datatargets: [${DATATARGET_FIELDS}]}\`` })
+  @ApiOkResponse({ description: `\`{datatargets: [${DATATARGET_FIELDS}], next_url: null}\` (every list carries next_url; this one is always a single page)` })
   async list() {
-    return { datatargets: await listDatatargets(this.runtime.pool) };
+    return { datatargets: await listDatatargets(this.runtime.pool), next_url: null };
   }
 
   @Post()
@@ -149,9 +149,9 @@ export class DatatargetsHttpController {
   @Get(':datatarget_id/outlets')
   @RequirePermission('datatargets:use')
   @ApiOperation({ summary: 'The outlets of a datatarget' })
-  @ApiOkResponse({ description: `\`{outlets: [${OUTLET_FIELDS}]}\`` })
+  @ApiOkResponse({ description: `\`{outlets: [${OUTLET_FIELDS}], next_url: null}\` (a single page)` })
   async listOutlets(@Param('datatarget_id') id: string) {
-    return { outlets: (await this.datatarget(id)).outlets };
+    return { outlets: (await this.datatarget(id)).outlets, next_url: null };
   }
 
   @Get(':datatarget_id/outlets/:outlet_id')

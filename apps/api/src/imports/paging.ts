@@ -22,8 +22,12 @@ export function dataPage(query: Record<string, unknown>, reserved: string[]): { 
   return { limit, after, filters };
 }
 
-/** The same request with `after` set to the cursor (never the query-string token). */
-export function nextUrl(request: FastifyRequest, cursor: string): string {
+/**
+ * A page's `next_url`: the same request with `after` set to the cursor (never the query-string token),
+ * or null on the last page (no cursor), so clients can tell the last page from a missing field.
+ */
+export function nextUrl(request: FastifyRequest, cursor: string | null): string | null {
+  if (cursor === null) return null;
   const url = new URL(request.url, 'http://placeholder');
   url.searchParams.set('after', Buffer.from(cursor).toString('base64url'));
   url.searchParams.delete('access-token');

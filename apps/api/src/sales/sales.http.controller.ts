@@ -40,13 +40,13 @@ export class SalesHttpController {
   @ApiOperation({
     summary: 'Sale transactions with their rows (`products`), `sale_total` and `sale_state`, in sale_external_id order: `limit`, `next_url`, filters `sale_state`, `sale_customer_id`, `sale_email`, `from`/`to` (sale_date), equality on any transaction field',
   })
-  @ApiOkResponse({ description: '`{sales: [...], count, next_url}` (next_url absent on the last page)' })
+  @ApiOkResponse({ description: '`{sales: [...], count, next_url}` (next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'from', 'to']);
     const { timezone } = await currentSettings(this.runtime);
     const rows = await listSales(this.runtime.pool, { limit, after, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });
     const sales = rows.map((r) => r.sale);
-    const next = rows.length === limit ? nextUrl(request, rows[rows.length - 1].id) : undefined;
-    return { sales, count: sales.length, ...(next ? { next_url: next } : {}) };
+    const next = nextUrl(request, rows.length === limit ? rows[rows.length - 1].id : null);
+    return { sales, count: sales.length, next_url: next };
   }
 }

@@ -27,10 +27,10 @@ export class ShopsHttpController {
   @Get('api/data/shops')
   @RequirePermission('data:read')
   @ApiOperation({ summary: 'Shops in external_id order: `limit` (default 100, max 10,000), cursor paging with `next_url`, equality filters on any field' })
-  @ApiOkResponse({ description: '`{shops: [...], count, next_url}` (count: shops in this page; next_url absent on the last page)' })
+  @ApiOkResponse({ description: '`{shops: [...], count, next_url}` (count: shops in this page; next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token']);
     const shops = await listShops(this.runtime.pool, { limit, after, filters });
-    return { shops, count: shops.length, ...(shops.length === limit ? { next_url: nextUrl(request, String(shops[shops.length - 1].external_id)) } : {}) };
+    return { shops, count: shops.length, next_url: nextUrl(request, shops.length === limit ? String(shops[shops.length - 1].external_id) : null) };
   }
 }
