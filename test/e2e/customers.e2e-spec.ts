@@ -314,6 +314,30 @@ describe.each([
     expect((await send('POST', '/api/customers/upload/', { customers: null })).body).toMatchObject({ accepted: 0 });
   });
 
+  it('refuses an empty body on every upload path, appending nothing, while {} is zero records', async () => {
+    const head = await api.rt.store.headPosition();
+    const uploads = ['customers', 'products', 'events', 'sales'].flatMap((t) => [`POST /api/${t}/upload/`, `PUT /api/${t.slice(0, -1)}/upload/`]);
+    uploads.push('POST /api/shops/upload/', 'POST /api/campaigns/upload/', 'POST /api/campaigns/events/upload/');
+    const answers = [];
+    for (const route of uploads) {
+      const [method, path] = route.split(' ');
+      for (const [name, init] of [
+        ['empty', { headers: { 'content-type': 'application/json' }, body: '' }],
+        ['blank', { headers: { 'content-type': 'application/json; charset=utf-8' }, body: ' \r\n' }],
+        ['none', { headers: {} }],
+      ] as const) {
+        const res = await api.call(path, { method, headers: { authorization: `Bearer ${token}`, ...init.headers }, body: 'body' in init ? init.body : undefined });
+        answers.push([route, name, res.status, res.body]);
+      }
+    }
+    const refused = { error: { code: 'invalid_request', message: expect.stringMatching(/^The request body is empty/) } };
+    expect(answers).toEqual(uploads.flatMap((route) => ['empty', 'blank', 'none'].map((name) => [route, name, 400, refused])));
+    expect(await api.rt.store.headPosition()).toBe(head);
+    expect((await send('POST', '/api/customers/upload/', {})).body).toMatchObject({ response: 'ok', accepted: 0, rejected: 0 });
+    expect((await send('POST', '/api/sales/upload/', {})).body).toMatchObject({ response: 'ok', accepted: 0, rejected: 0 });
+    expect((await send('POST', '/api/events/upload/', [])).body).toMatchObject({ response: 'ok', accepted: 0, rejected: 0 });
+  });
+
   it('rebuilds the customers projection into an identical read model', async () => {
     const dump = `SELECT md5(string_agg(c::text, '|' ORDER BY customer_id)) AS d, count(*)::int AS n FROM customers c`;
     await waitForProjection(api.rt.pool, 'customers', await api.rt.store.headPosition());

@@ -111,6 +111,42 @@ describe('management requests validated by their DTOs', () => {
     ]);
   });
 
+  it('refuses an empty body where a body is needed, saying it is empty, and takes none where it is optional', async () => {
+    const integration = (await send('POST', '/api/integrations/', { integration_name: 'empty', parameters: { name: 'Empty' } })).body.integration.id;
+    await waitForProjection(api.rt.pool, 'access', await api.rt.store.headPosition());
+    const datasource = (await send('POST', '/api/datasources/', { name: 'empty', integration, datatype: 'customers' })).body.datasource.id;
+    const head = await api.rt.store.headPosition();
+    const routes: Array<[string, string]> = [
+      ['POST', '/api/datatargets/'],
+      ['PATCH', `/api/datatargets/${target}/`],
+      ['POST', `/api/datatargets/${target}/post/`],
+      ['POST', `/api/datatargets/${target}/outlets/`],
+      ['PATCH', `/api/datatargets/${target}/outlets/${outlet}/`],
+      ['PATCH', '/api/settings/'],
+      ['POST', '/api/data/query/'],
+      ['POST', '/api/integrations/'],
+      ['POST', '/api/datasources/'],
+      ['POST', `/api/datasources/${datasource}/import/`],
+      ['PUT', `/api/datasources/${datasource}/import/`],
+    ];
+    const answers = [];
+    for (const [method, path] of routes) {
+      for (const body of ['', '  \n']) {
+        const res = await api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+        answers.push([method, path, JSON.stringify(body), res.status, res.body.error?.code, res.body.error?.message]);
+      }
+    }
+    expect(answers).toEqual(routes.flatMap(([method, path]) => ['""', '"  \\n"'].map((body) => [method, path, body, 400, 'invalid_request', expect.stringMatching(/^The request body is empty/)])));
+    expect(await api.rt.store.headPosition()).toBe(head);
+    // Operator controls without a parameter and a token for oneself need no body, with or without the header.
+    const pause = await api.call(`/api/datatargets/${target}/outlets/${outlet}/pause/`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '' });
+    expect([pause.status, pause.body.outlet?.enabled]).toEqual([200, false]);
+    const resume = await api.call(`/api/datatargets/${target}/outlets/${outlet}/resume/`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect([resume.status, resume.body.outlet?.enabled]).toEqual([200, true]);
+    const minted = await api.call('/api/access-tokens/', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '' });
+    expect([minted.status, minted.body.access_token?.token]).toEqual([200, expect.stringMatching(/^mds_/)]);
+  });
+
   it('refuses settings that are not what their context accepts, and null for a setting that cannot be unset', async () => {
     await refused([
       ['PATCH', '/api/settings/', { timezone: null }, /^timezone: "null" is not an IANA time zone/],

@@ -321,9 +321,9 @@ export async function readRun(store: EventStore, runId: string): Promise<{ heade
   return { header: first.data as ImportRunAccepted, lastPosition: last.position };
 }
 
-/** `{<key>: [...]}`, a bare list when allowed, or null → the records; anything else is a 400. */
+/** `{<key>: [...]}`, a bare list when allowed, or null → the records; anything else, no body included, is a 400. */
 export function recordsOf(body: unknown, key: string, allowBareList = false): unknown[] {
-  if (body === undefined || body === null) return [];
+  if (body === null) return [];
   if (Array.isArray(body)) {
     if (allowBareList) return body;
     throw invalidRequest(`The body must be {"${key}": [...]}`);

@@ -1,9 +1,11 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { BodyOptional } from '../platform/request-validation';
 
 /**
  * `POST /api/access-tokens/` (the body is optional: a user's first token needs none). Types only:
  * scopes are normalised and checked against the caller's own by the access context.
  */
+@BodyOptional()
 export class CreateAccessTokenRequest {
   @IsOptional()
   @IsString({ message: 'name must be a string of at most 200 characters' })

@@ -1,6 +1,6 @@
 import { Transform, Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { Satisfies, WhenSent } from '../platform/request-validation';
+import { BodyOptional, Satisfies, WhenSent } from '../platform/request-validation';
 
 const METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'];
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
@@ -94,6 +94,7 @@ export class ChangeOutletRequest extends OutletFields {
 }
 
 /** `POST …/outlets/{id}/rewind/` `{to_message_number: N}` (the other controls take no body). */
+@BodyOptional()
 export class ControlOutletRequest {
   @WhenSent()
   @IsInt({ message: 'rewind needs {"to_message_number": N} with N ≥ 1' })

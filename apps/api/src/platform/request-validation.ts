@@ -4,6 +4,7 @@ import { getMetadataStorage, IsInt, IsOptional, Max, Min, ValidateBy, ValidateIf
 import { invalidRequest } from '#mds/platform';
 
 const UNKNOWN_KEYS = Symbol('mds:unknown-keys');
+const BODY_OPTIONAL = Symbol('mds:body-optional');
 
 /**
  * How a request DTO names a key it does not know (default: `Unknown key "x"; allowed: a, b`), e.g.
@@ -11,6 +12,15 @@ const UNKNOWN_KEYS = Symbol('mds:unknown-keys');
  */
 export function UnknownKeys(message: (key: string, allowed: string[]) => string): ClassDecorator {
   return (target) => Reflect.defineMetadata(UNKNOWN_KEYS, message, target);
+}
+
+/**
+ * A request DTO whose route may be sent without a body (read as `{}`). Every other `@Body()` refuses
+ * an empty one: a client that meant to send something has sent nothing, which must not pass as "zero
+ * records" or as a request with no fields.
+ */
+export function BodyOptional(): ClassDecorator {
+  return (target) => Reflect.defineMetadata(BODY_OPTIONAL, true, target);
 }
 
 /** Validated only when sent: unlike @IsOptional, `null` is checked (and refused) rather than skipped. */
@@ -77,7 +87,9 @@ export function firstProblem(errors: ValidationError[], parents: string[] = []):
 /**
  * Nest's ValidationPipe with class-transformer, strict: unknown keys are refused, nothing is
  * converted implicitly (`"true"` is not a boolean), and every failure is a 400 `invalid_request`
- * naming the field. A body that is not a JSON object is refused before the DTO sees it; no body is `{}`.
+ * naming the field. A body that is not a JSON object is refused before the DTO sees it. No body (none,
+ * or an empty one with a JSON content type) is refused on every route but those whose DTO is
+ * `@BodyOptional()`, where it is `{}`; the untyped bodies (imports, posted messages) need one too.
  */
 export class RequestValidationPipe extends ValidationPipe {
   constructor() {
@@ -93,6 +105,9 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && value === undefined) {
+      if (!metadata.metatype || !Reflect.getMetadata(BODY_OPTIONAL, metadata.metatype)) throw invalidRequest('The request body is empty; send a JSON body');
+    }
     if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
       if (value === undefined || value === null || value === '') value = {};
       if (typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('The body must be a JSON object');
