@@ -13,6 +13,17 @@ import { PRODUCTS_QUERY_TABLE } from './products.queries';
 const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 const details = (entries: Record<string, unknown>) => Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined && v !== null));
 
+/**
+ * What a product created for an event's or a row's unknown product_id copies of it (the spec's "title,
+ * price, and so on"): the first of product_title, title and name as its title, and the first whole
+ * number (cents, as product imports keep prices) of `prices` as its price.
+ */
+function copied(r: Record<string, unknown>, prices: string[]): { title?: string; price?: number } {
+  const title = [r.product_title, r.title, r.name].map(text).find((v) => v !== null) ?? undefined;
+  const price = prices.map((key) => r[key]).find((v): v is number => Number.isSafeInteger(v));
+  return { title, price };
+}
+
 /** The products an event or sale chunk names, in log order, with what a created product copies. */
 export function productReferences(event: RecordedEvent): ProductReference[] {
   const at = event.createdAt;
@@ -20,8 +31,7 @@ export function productReferences(event: RecordedEvent): ProductReference[] {
   if (event.type === EVENTS_IMPORTED) {
     return (event.data as { records: Array<EventRecord | EventDeletion> }).records.flatMap((r, n) => {
       if (isDeletion(r) || (r.product_id === undefined && r.product_ean === undefined)) return [];
-      const price = Number.isSafeInteger(r.product_price) ? r.product_price : undefined;
-      return [{ ord: ord(n), at, product_id: text(r.product_id), sku: null, ean: text(r.product_ean), details: details({ title: r.product_title, price, ean: r.product_ean }) }];
+      return [{ ord: ord(n), at, product_id: text(r.product_id), sku: null, ean: text(r.product_ean), details: details({ ...copied(r, ['product_price', 'price']), ean: r.product_ean }) }];
     });
   }
   if (event.type === SALES_IMPORTED) {
@@ -30,8 +40,8 @@ export function productReferences(event: RecordedEvent): ProductReference[] {
       t.rows.flatMap((row) => {
         n++;
         if (row.product_id === undefined && row.product_sku === undefined && row.product_ean === undefined) return [];
-        const title = row.product_title ?? row.title ?? row.name;
-        return [{ ord: ord(n), at, product_id: text(row.product_id), sku: text(row.product_sku), ean: text(row.product_ean), details: details({ title, price: row.unit_price }) }];
+        // The unit price paid comes last: a row's own product price is the product's.
+        return [{ ord: ord(n), at, product_id: text(row.product_id), sku: text(row.product_sku), ean: text(row.product_ean), details: details(copied(row, ['product_price', 'price', 'unit_price'])) }];
       }),
     );
   }
@@ -45,7 +55,8 @@ export function productReferences(event: RecordedEvent): ProductReference[] {
  */
 export const productsProjection: Projection = {
   name: 'products',
-  version: 2,
+  // 3: an unknown product_id's product copies title, name and price too.
+  version: 3,
   eventTypes: [PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, DATA_QUERY_ACCEPTED],
   // Product chunks are read from the log in SQL; event and sale chunks are read in Node for their product references.
   logDataTypes: [PRODUCTS_IMPORTED],

@@ -149,6 +149,21 @@ describe('customer events over HTTP', () => {
     expect((await send('GET', '/api/data/products/?external_id=P-NEW')).body.products).toEqual([{ external_id: 'P-NEW', title: 'Real title', price: 1299 }]);
   });
 
+  it('copies an event\'s title, name and price to the product it creates, product_title and product_price first', async () => {
+    await importEvents([
+      { type: 'BASKET_ADD', date: '2024-07-05', customer_id: 'C-T', product_id: 'P-TITLE', title: 'Trail shoe', price: 8900 },
+      { type: 'BASKET_ADD', date: '2024-07-05', customer_id: 'C-T', product_id: 'P-NAME', name: 'Rain jacket', price: 12900 },
+      { type: 'BASKET_ADD', date: '2024-07-05', customer_id: 'C-T', product_id: 'P-BOTH', product_title: 'Sock', title: 'Other', product_price: 500, price: 700 },
+      // A price that is not whole cents is not a product price.
+      { type: 'BASKET_ADD', date: '2024-07-05', customer_id: 'C-T', product_id: 'P-EUROS', name: 'Cap', price: '19.90' },
+    ]);
+    const created = async (id: string) => (await send('GET', `/api/data/products/?external_id=${id}`)).body.products;
+    expect(await created('P-TITLE')).toEqual([{ external_id: 'P-TITLE', title: 'Trail shoe', price: 8900 }]);
+    expect(await created('P-NAME')).toEqual([{ external_id: 'P-NAME', title: 'Rain jacket', price: 12900 }]);
+    expect(await created('P-BOTH')).toEqual([{ external_id: 'P-BOTH', title: 'Sock', price: 500 }]);
+    expect(await created('P-EUROS')).toEqual([{ external_id: 'P-EUROS', title: 'Cap' }]);
+  });
+
   it('looks products up by ean among imported ones: an auto-created product counts once it is imported', async () => {
     // Auto-created from an event, with the event's ean (an event with just that ean would not find it: a synthetic product and a sticky link).
     await importEvents([{ type: 'BASKET_ADD', date: '2024-07-02', customer_id: 'C-Q', product_id: 'P-AUTO', product_ean: '6400000000031' }]);

@@ -167,6 +167,20 @@ describe('sales over HTTP', () => {
     expect(all.find((p) => p.external_id === 'sku:ZZ-9/ean:6400000000031')).toEqual({ external_id: 'sku:ZZ-9/ean:6400000000031', sku: 'ZZ-9', ean: '6400000000031', price: 300 });
   });
 
+  it('copies a row\'s title or name and its price to the product it creates, before the unit price paid', async () => {
+    await importSales([
+      { sale_external_id: 'L-2', sale_date: '2024-08-08', sale_customer_id: 'C1', product_id: 'ROW-TITLE', title: 'Trail shoe', price: 8900, quantity: 1, unit_price: 7900 },
+      { sale_external_id: 'L-2', product_id: 'ROW-NAME', name: 'Rain jacket', quantity: 2, unit_price: 12900 },
+      { sale_external_id: 'L-2', product_id: 'ROW-BOTH', product_title: 'Sock', name: 'Other', product_price: 500, price: 700, quantity: 1, unit_price: 450 },
+    ]);
+    const all = (await send('GET', '/api/data/products/?limit=1000')).body.products as Json[];
+    expect(['ROW-TITLE', 'ROW-NAME', 'ROW-BOTH'].map((id) => all.find((p) => p.external_id === id))).toEqual([
+      { external_id: 'ROW-TITLE', title: 'Trail shoe', price: 8900 },
+      { external_id: 'ROW-NAME', title: 'Rain jacket', price: 12900 },
+      { external_id: 'ROW-BOTH', title: 'Sock', price: 500 },
+    ]);
+  });
+
   it('pages sales with next_url, null on the last page', async () => {
     await importSales(['PG-1', 'PG-2', 'PG-3'].map((id) => ({ sale_external_id: id, sale_date: '2024-09-01', sale_customer_id: 'PAGE-C', product_id: 'P1', quantity: 1, unit_price: 100 })));
     const pages = await followPages<Json>((path) => send('GET', path), '/api/data/sales/?sale_customer_id=PAGE-C&limit=2', 'sales');
