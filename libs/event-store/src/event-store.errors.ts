@@ -2,6 +2,8 @@ import type { ExpectedRevision } from './event-store.port';
 
 export class WrongExpectedRevisionError extends Error {
   override name = 'WrongExpectedRevisionError';
+  /** A conflict the caller did not resolve: answered 409 by the HTTP layer. */
+  readonly code = 'MDS_WRONG_EXPECTED_REVISION';
   constructor(
     readonly stream: string,
     readonly expected: ExpectedRevision,
@@ -14,6 +16,7 @@ export class WrongExpectedRevisionError extends Error {
 /** Some, but not all, of the appended event ids are already stored: not a clean retry. */
 export class IdempotencyConflictError extends Error {
   override name = 'IdempotencyConflictError';
+  readonly code = 'MDS_IDEMPOTENCY_CONFLICT';
   constructor(readonly stream: string, message: string) {
     super(`stream ${stream}: ${message}`);
   }
@@ -21,4 +24,22 @@ export class IdempotencyConflictError extends Error {
 
 export class InvalidAppendError extends Error {
   override name = 'InvalidAppendError';
+}
+
+/**
+ * The log cannot be reached now (the server is down or restarting, a deadline passed, no leader):
+ * worth retrying. `code` lets the HTTP layer answer 503 without importing the event store.
+ */
+export class EventStoreUnavailableError extends Error {
+  override name = 'EventStoreUnavailableError';
+  readonly code = 'MDS_EVENT_LOG_UNAVAILABLE';
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+  }
+}
+
+/** The log refused the service's credentials or permissions: an operator must fix the configuration. */
+export class EventStoreAccessDeniedError extends Error {
+  override name = 'EventStoreAccessDeniedError';
+  readonly code = 'MDS_EVENT_LOG_ACCESS_DENIED';
 }

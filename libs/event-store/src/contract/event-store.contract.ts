@@ -130,8 +130,10 @@ export function eventStoreContract(adapter: string, setup: () => Promise<Contrac
       expect(all.events.every((e, i) => i === 0 || e.position > all.events[i - 1].position)).toBe(true);
       const kept = await store.readAll({ after: start, filter: { types: ['Kept'], streamPrefixes: [`${prefix}-`] } });
       expect(kept.events.map((e) => e.stream)).toEqual([`${prefix}-g1`, `${prefix}-g2`]);
-      // A filtered read reports how far it looked, so a reader does not scan the same range again.
-      expect(kept.position).toBe(all.events[3].position);
+      // A filtered read reports how far it looked (at least past the last event it passed over; a log
+      // with system events between may say further), so a reader does not scan the same range again.
+      expect(kept.position).toBeGreaterThanOrEqual(all.events[3].position);
+      expect((await store.readAll({ after: kept.position, filter: { types: ['Kept'], streamPrefixes: [`${prefix}-`] } })).events).toEqual([]);
       const paged = await store.readAll({ after: start, limit: 2 });
       expect(paged.events).toHaveLength(2);
       expect(paged.position).toBe(paged.events[1].position);

@@ -1,20 +1,24 @@
+import { createHash } from 'node:crypto';
 import {
   ANY,
   BACKWARDS,
+  binaryEvent,
   END,
+  eventTypeFilter,
   EventStoreDBClient,
   FORWARDS,
+  isCommandError,
   jsonEvent,
   NO_STREAM,
   START,
   STREAM_EXISTS,
-  WrongExpectedVersionError,
+  streamNameFilter,
   type AllStreamResolvedEvent,
   type AppendExpectedRevision,
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { catchUpSubscription } from '../catch-up';
-import { IdempotencyConflictError, WrongExpectedRevisionError } from '../event-store.errors';
+import { EventStoreAccessDeniedError, EventStoreUnavailableError, IdempotencyConflictError, InvalidAppendError, WrongExpectedRevisionError } from '../event-store.errors';
 import type {
   AppendOptions,
   AppendResult,
@@ -33,10 +37,33 @@ import type {
 import { prepareEvents, validateStreamName } from '../postgres/postgres-event-store';
 import { UpcasterRegistry } from '../upcasters';
 
+/** EventStoreDB's default MaxAppendSize (the server's `--max-append-size`). */
+export const ESDB_DEFAULT_MAX_APPEND_SIZE = 1024 * 1024;
+/** Category of the streams holding staged data (see `append`), and the type of their events. */
+const STAGED_PREFIX = 'mdsstaged-';
+const STAGED_PART = 'MdsStagedPart';
+/** Room left in an append for what the server counts besides data and metadata. */
+const APPEND_MARGIN = 4096;
+/** A stream-name filter no stream matches: a subscription with it sends checkpoints only. */
+const NOTHING = '$$mds-heads-only$$';
+
+interface Staged {
+  stream: string;
+  parts: number;
+  bytes: number;
+  sha256: string;
+}
+
 function toNumber(value: bigint, what: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n)) throw new Error(`${what} ${value} exceeds the safe integer range`);
   return n;
+}
+
+/** A log position as the server sent it; none when absent or -1 on the wire (2^64 − 1). */
+function positionOf(commit: bigint | undefined): number | undefined {
+  if (commit === undefined || commit >= 1n << 63n) return undefined;
+  return toNumber(commit, 'commit position');
 }
 
 function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
@@ -44,6 +71,16 @@ function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
   if (expected === 'no_stream') return NO_STREAM;
   if (expected === 'stream_exists') return STREAM_EXISTS;
   return BigInt(expected);
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** What of a filter the server applies (one dimension, EventStoreDB allows no more); the rest is checked here. */
+function serverFilter(filter: EventFilter | undefined) {
+  if (filter?.types) return eventTypeFilter({ regex: `^(?:${filter.types.map(escape).join('|')})$` });
+  if (filter?.streamPrefixes) return streamNameFilter({ prefixes: [...filter.streamPrefixes] });
+  if (filter?.streams) return streamNameFilter({ regex: `^(?:${filter.streams.map(escape).join('|')})$` });
+  return undefined;
 }
 
 function matches(filter: EventFilter | undefined, event: RecordedEvent): boolean {
@@ -57,46 +94,117 @@ function matches(filter: EventFilter | undefined, event: RecordedEvent): boolean
   return true;
 }
 
+/** The client's errors as the port's: unavailability and refused credentials are the caller's to answer (503). */
+function portError(err: unknown): unknown {
+  if (!(err instanceof Error) || !isCommandError(err)) return err;
+  switch (err.type) {
+    case 'unavailable':
+    case 'deadline-exceeded':
+    case 'timeout':
+    case 'not-leader':
+    case 'cancelled':
+      return new EventStoreUnavailableError(`EventStoreDB is unavailable (${err.type}): ${err.message}`, err);
+    case 'access-denied':
+      return new EventStoreAccessDeniedError(`EventStoreDB refused the service's credentials or permissions: ${err.message}`);
+    default:
+      return err;
+  }
+}
+
+/** The same uuid for the same (event, part): a retried staging is an idempotent append. */
+function partId(eventId: string, part: number): string {
+  const h = createHash('sha256').update(`${eventId}:${part}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 /**
- * The EventStore port on EventStoreDB (selected by EVENTSTORE_URL). Global positions are the
- * server's commit positions: increasing, but not dense, so "lag in events" is an estimate there.
+ * The EventStore port on EventStoreDB (selected by EVENTSTORE_URL), through @eventstore/db-client.
+ * Global positions are the server's commit positions: increasing, not dense. Filtered reads of `$all`
+ * are filtered by the server (a filtered subscription read up to where it caught up). Appends larger
+ * than the server's MaxAppendSize stay one atomic append: the large data goes first, in parts, to
+ * streams of its own, and the events name it (README "EventStoreDB").
  */
 export class EsdbEventStore implements EventStore {
   readonly kind = 'esdb' as const;
   private readonly client: EventStoreDBClient;
   private readonly upcasters: UpcasterRegistry;
+  private readonly maxAppendSize: number;
+  private heads?: HeadWatcher;
 
-  constructor(connectionString: string, options: { upcasters?: UpcasterRegistry } = {}) {
+  constructor(connectionString: string, options: { upcasters?: UpcasterRegistry; maxAppendSize?: number } = {}) {
     this.client = EventStoreDBClient.connectionString(connectionString);
     this.upcasters = options.upcasters ?? new UpcasterRegistry();
+    this.maxAppendSize = options.maxAppendSize ?? ESDB_DEFAULT_MAX_APPEND_SIZE;
   }
 
   async append(stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     validateStreamName(stream);
-    const prepared = prepareEvents(events);
     const expected = options.expectedRevision ?? 'any';
-    try {
-      const result = await this.client.appendToStream(
-        stream,
-        prepared.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as never, metadata: e.metadata })),
-        { expectedRevision: toExpected(expected) },
+    const prepared = prepareEvents(events).map((e) => ({ ...e, json: JSON.stringify(e.data), meta: JSON.stringify(e.metadata) }));
+    const size = prepared.reduce((n, e) => n + Buffer.byteLength(e.json) + Buffer.byteLength(e.meta) + e.type.length, 0);
+    const limit = this.maxAppendSize - APPEND_MARGIN;
+    let proposed = prepared.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as never, metadata: e.metadata }));
+    if (size > limit) {
+      // Too large for one append: the data of the events goes ahead in parts, then one append of the
+      // events naming it commits them all at once. Parts nothing names (an append that then failed) are
+      // never read. Each part is appended alone with an id derived from its event's, so a retry of the
+      // same events re-stages idempotently.
+      proposed = await Promise.all(
+        prepared.map(async (e) => {
+          if (Buffer.byteLength(e.json) <= 512) return jsonEvent({ id: e.id, type: e.type, data: e.data as never, metadata: e.metadata });
+          const staged = await this.stage(e.id, Buffer.from(e.json), limit);
+          return jsonEvent({ id: e.id, type: e.type, data: { $staged: true } as never, metadata: { ...e.metadata, $staged: staged } });
+        }),
       );
-      const position = result.position ? toNumber(result.position.commit, 'commit position') : 0;
-      return { nextRevision: toNumber(result.nextExpectedRevision, 'revision'), position, duplicate: false };
+      const remaining = proposed.reduce((n, p) => n + Buffer.byteLength(JSON.stringify(p.data)) + Buffer.byteLength(JSON.stringify(p.metadata ?? {})) + p.type.length, 0);
+      if (remaining > limit) throw new InvalidAppendError(`an append of ${events.length} events is too large for EventStoreDB's maximum append size (${this.maxAppendSize} bytes) even with their data staged`);
+    }
+    try {
+      const result = await this.client.appendToStream(stream, proposed, { expectedRevision: toExpected(expected) });
+      const nextRevision = toNumber(result.nextExpectedRevision, 'revision');
+      const position = positionOf(result.position?.commit);
+      if (position !== undefined) return { nextRevision, position, duplicate: false };
+      // The server answers an idempotent retry (all these ids stored where they would go) without a position.
+      const [last] = await this.readStream(stream, { fromRevision: nextRevision, limit: 1 });
+      return { nextRevision, position: last?.position ?? 0, duplicate: true };
     } catch (err) {
-      if (err instanceof WrongExpectedVersionError) {
-        const actual = typeof err.actualVersion === 'bigint' ? toNumber(err.actualVersion, 'revision') : 'no_stream';
-        // The server treats a retry with the same event ids as success; anything else is a real conflict.
+      if ((err as { type?: string }).type === 'wrong-expected-version') {
+        const actualVersion = (err as { actualVersion?: bigint | string }).actualVersion;
+        const actual = typeof actualVersion === 'bigint' ? toNumber(actualVersion, 'revision') : 'no_stream';
+        // The server refuses an append repeating only some stored ids as a wrong expected version.
         const stored = await this.readStream(stream, { direction: 'backwards', limit: prepared.length }).catch(() => []);
-        const ids = new Set(stored.map((e) => e.id));
-        if (prepared.every((e) => ids.has(e.id))) {
-          return { nextRevision: stored[0].revision, position: stored[0].position, duplicate: true };
-        }
-        if (prepared.some((e) => ids.has(e.id))) throw new IdempotencyConflictError(stream, 'some event ids are already stored');
+        if (prepared.some((e) => stored.some((s) => s.id === e.id))) throw new IdempotencyConflictError(stream, 'some event ids are already stored');
         throw new WrongExpectedRevisionError(stream, expected, actual);
       }
-      throw err;
+      throw portError(err);
     }
+  }
+
+  /** Writes `data` as parts of at most `limit` bytes to a stream of its own; returns what names it. */
+  private async stage(eventId: string, data: Buffer, limit: number): Promise<Staged> {
+    const stream = `${STAGED_PREFIX}${eventId}`;
+    const parts = Math.ceil(data.length / limit);
+    for (let i = 0; i < parts; i++) {
+      const part = binaryEvent({ id: partId(eventId, i), type: STAGED_PART, data: data.subarray(i * limit, (i + 1) * limit) });
+      await this.client.appendToStream(stream, part, { expectedRevision: i === 0 ? ANY : BigInt(i - 1) }).catch((err) => {
+        // A retry finds its earlier parts stored: the server answers those as idempotent successes.
+        throw portError(err);
+      });
+    }
+    return { stream, parts, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
+  }
+
+  /** The data an event staged, read back and checked. */
+  private async unstage(staged: Staged, eventId: string): Promise<unknown> {
+    const chunks: Buffer[] = [];
+    for await (const resolved of this.client.readStream(staged.stream, { fromRevision: START, maxCount: staged.parts })) {
+      if (resolved.event && !resolved.event.isJson) chunks.push(Buffer.from(resolved.event.data as Uint8Array));
+    }
+    const data = Buffer.concat(chunks);
+    if (data.length !== staged.bytes || createHash('sha256').update(data).digest('hex') !== staged.sha256) {
+      throw new Error(`the staged data of event ${eventId} in ${staged.stream} is incomplete or changed`);
+    }
+    return JSON.parse(data.toString('utf8'));
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -114,32 +222,78 @@ export class EsdbEventStore implements EventStore {
       }
     } catch (err) {
       if ((err as { type?: string }).type === 'stream-not-found') return [];
-      throw err;
+      throw portError(err);
     }
-    return out;
+    await this.locate(out.filter((e) => e.position < 0));
+    return this.resolved(out, undefined);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<ReadAllPage> {
     const after = options.after ?? 0;
     const limit = options.limit ?? 1000;
+    const server = serverFilter(options.filter);
+    try {
+      const page = server ? await this.readFiltered(after, limit, options.filter!, server) : await this.readUnfiltered(after, limit, options.filter);
+      return { ...page, events: await this.resolved(page.events, options.withDataOf) };
+    } catch (err) {
+      throw portError(err);
+    }
+  }
+
+  private async readUnfiltered(after: number, limit: number, filter: EventFilter | undefined): Promise<ReadAllPage> {
     const events: RecordedEvent[] = [];
     let position = after;
-    const read = this.client.readAll({
-      fromPosition: after > 0 ? { commit: BigInt(after), prepare: BigInt(after) } : START,
-      direction: FORWARDS,
-      maxCount: limit + 1,
-    });
+    // A read from a position includes the event there: the page starts after it.
+    const read = this.client.readAll({ fromPosition: after > 0 ? { commit: BigInt(after), prepare: BigInt(after) } : START, direction: FORWARDS, maxCount: limit + 1 });
     for await (const resolved of read) {
-      const commit = resolved.event?.position?.commit ?? resolved.commitPosition;
-      if (commit === undefined) continue;
-      const at = toNumber(commit, 'commit position');
-      if (at <= after) continue;
+      const at = positionOf(resolved.event?.position?.commit ?? resolved.commitPosition);
+      if (at === undefined || at <= after) continue;
+      if (events.length >= limit) continue; // read to its end (at most one more): a read left early keeps its call open
       position = at;
       const recorded = this.toRecorded(resolved);
-      if (recorded && matches(options.filter, recorded)) events.push(recorded);
-      if (events.length >= limit) break;
+      if (recorded && matches(filter, recorded)) events.push(recorded);
     }
     return { events, position };
+  }
+
+  /**
+   * A filtered page: a filtered subscription from `after`, read until `limit` events or until it has
+   * caught up. How far it looked is the last event's position when the page is full, else the head
+   * read before it (every event up to there came before caught_up), so a reader skips the range next time.
+   */
+  private async readFiltered(after: number, limit: number, filter: EventFilter, server: NonNullable<ReturnType<typeof serverFilter>>): Promise<ReadAllPage> {
+    const head = await this.headPosition();
+    if (head <= after) return { events: [], position: after };
+    const events: RecordedEvent[] = [];
+    let lastDelivered = after;
+    const subscription = this.client.subscribeToAll({ fromPosition: after > 0 ? { commit: BigInt(after), prepare: BigInt(after) } : START, filter: server });
+    await new Promise<void>((resolve, reject) => {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        // Events the server sent before caught_up may still wait in the stream's buffer: take them first.
+        if (subscription.readableLength > 0) return void setImmediate(finish);
+        done = true;
+        void subscription.unsubscribe().then(resolve, () => resolve());
+      };
+      subscription.on('data', (resolved: AllStreamResolvedEvent) => {
+        if (done || events.length >= limit) return;
+        const at = positionOf(resolved.event?.position?.commit ?? resolved.commitPosition);
+        if (at === undefined || at <= after) return;
+        lastDelivered = at;
+        const recorded = this.toRecorded(resolved);
+        if (recorded && matches(filter, recorded)) events.push(recorded);
+        if (events.length >= limit) finish();
+      });
+      subscription.on('caughtUp', () => setImmediate(finish));
+      subscription.on('error', (err) => {
+        if (!done) {
+          done = true;
+          reject(err);
+        }
+      });
+    });
+    return { events, position: events.length >= limit ? lastDelivered : Math.max(lastDelivered, head) };
   }
 
   subscribe(options: SubscribeOptions = {}): EventSubscription {
@@ -147,19 +301,21 @@ export class EsdbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) {
-      const commit = resolved.event?.position?.commit;
-      if (commit !== undefined) return toNumber(commit, 'commit position');
+    try {
+      let head = 0;
+      for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) {
+        head = positionOf(resolved.event?.position?.commit ?? resolved.commitPosition) ?? head;
+      }
+      return head;
+    } catch (err) {
+      throw portError(err);
     }
-    return 0;
   }
 
+  /** Waits on one shared live subscription that only reports how far the log has gone. */
   async waitForAppend(position: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!signal?.aborted && Date.now() < deadline) {
-      if ((await this.headPosition()) > position) return;
-      await new Promise((r) => setTimeout(r, Math.min(200, Math.max(1, deadline - Date.now()))));
-    }
+    this.heads ??= new HeadWatcher(this.client, () => this.headPosition());
+    await this.heads.wait(position, timeoutMs, signal);
   }
 
   async ping(): Promise<void> {
@@ -167,22 +323,142 @@ export class EsdbEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    await this.heads?.close();
     await this.client.dispose();
+  }
+
+  /** Finds the log positions of events a stream read gave without one (some server versions do). */
+  private async locate(events: RecordedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const wanted = new Map(events.map((e) => [e.id, e]));
+    // Looked for from the end: what readers ask positions of (a stream's last events) is recent.
+    let from: typeof END | { commit: bigint; prepare: bigint } = END;
+    while (wanted.size > 0) {
+      let last: { commit: bigint; prepare: bigint } | undefined;
+      for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: 1000 })) {
+        const e = resolved.event;
+        if (!e?.position) continue;
+        last = e.position;
+        const found = wanted.get(e.id);
+        if (found && e.streamId === found.stream) {
+          found.position = toNumber(e.position.commit, 'commit position');
+          wanted.delete(e.id);
+        }
+      }
+      if (!last) break;
+      from = last;
+    }
+    for (const e of wanted.values()) throw new Error(`event ${e.id} of ${e.stream} is not in $all`);
+  }
+
+  /** Events with staged data read back, where their data is wanted. */
+  private async resolved(events: RecordedEvent[], withDataOf: readonly string[] | undefined): Promise<RecordedEvent[]> {
+    const staged = events.filter((e) => (e.metadata as { $staged?: unknown }).$staged);
+    if (staged.length === 0) return events;
+    const out = new Map<RecordedEvent, RecordedEvent>();
+    for (let i = 0; i < staged.length; i += 8) {
+      await Promise.all(
+        staged.slice(i, i + 8).map(async (e) => {
+          const { $staged, ...metadata } = e.metadata as EventMetadata & { $staged: Staged };
+          const wanted = !withDataOf || withDataOf.includes(e.type);
+          const data = wanted ? await this.unstage($staged, e.id) : null;
+          const event = { ...e, data, metadata: metadata as EventMetadata };
+          out.set(e, wanted ? this.upcasters.apply(event) : event);
+        }),
+      );
+    }
+    return events.map((e) => out.get(e) ?? e);
   }
 
   private toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
     const e = resolved.event;
-    if (!e || e.type.startsWith('$') || e.streamId.startsWith('$') || !e.isJson) return undefined;
+    if (!e || e.type.startsWith('$') || e.streamId.startsWith('$') || e.streamId.startsWith(STAGED_PREFIX) || !e.isJson) return undefined;
     const metadata = (e.metadata ?? {}) as EventMetadata;
-    return this.upcasters.apply({
+    const recorded: RecordedEvent = {
       id: e.id,
       stream: e.streamId,
       revision: toNumber(e.revision, 'revision'),
-      position: e.position ? toNumber(e.position.commit, 'commit position') : 0,
+      position: positionOf(e.position?.commit) ?? -1,
       type: e.type,
       data: e.data,
       metadata: { ...metadata, schema: metadata.schema ?? 1 },
       createdAt: e.created.toISOString(),
+    };
+    // Staged data is read back (and upcast) by `resolved`.
+    return (metadata as { $staged?: unknown }).$staged ? recorded : this.upcasters.apply(recorded);
+  }
+}
+
+/**
+ * How far the log has gone, from one live subscription whose filter no stream matches: the server
+ * sends no events, only a checkpoint after each event it looks at. Waiters wake when the head passes
+ * their position; when the subscription drops they wake at their timeout and it is opened again.
+ */
+class HeadWatcher {
+  private head = 0;
+  private readonly waiters = new Set<{ position: number; wake: () => void }>();
+  private subscription?: { unsubscribe(): Promise<void> };
+  private closed = false;
+
+  constructor(
+    private readonly client: EventStoreDBClient,
+    private readonly readHead: () => Promise<number>,
+  ) {
+    void this.open();
+  }
+
+  private async open(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const head = await this.readHead();
+      this.moved(head);
+      // From the head just read, so nothing appended meanwhile goes unseen.
+      const s = this.client.subscribeToAll({
+        fromPosition: head > 0 ? { commit: BigInt(head), prepare: BigInt(head) } : START,
+        filter: streamNameFilter({ prefixes: [NOTHING], maxSearchWindow: 1, checkpointInterval: 1, checkpointReached: (_s: unknown, p: { commit: bigint }) => this.moved(positionOf(p.commit) ?? 0) }),
+      });
+      this.subscription = s;
+      const reopen = () => {
+        if (this.subscription !== s) return;
+        this.subscription = undefined;
+        setTimeout(() => void this.open(), 500).unref();
+      };
+      s.on('error', reopen);
+      s.on('end', reopen);
+      s.on('close', reopen);
+      s.resume();
+    } catch {
+      setTimeout(() => void this.open(), 500).unref();
+    }
+  }
+
+  private moved(position: number): void {
+    if (position <= this.head) return;
+    this.head = position;
+    for (const w of this.waiters) if (this.head > w.position) w.wake();
+  }
+
+  wait(position: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.head > position || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = { position, wake: () => done() };
+      const timer = setTimeout(() => done(), timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      signal?.addEventListener('abort', done, { once: true });
+      this.waiters.add(waiter);
     });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const s = this.subscription;
+    this.subscription = undefined;
+    await s?.unsubscribe().catch(() => undefined);
+    for (const w of this.waiters) w.wake();
   }
 }
