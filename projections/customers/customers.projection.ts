@@ -19,14 +19,22 @@ export const customersProjection: Projection = {
   // 6: forgotten identifiers remember whose they were (campaign statistics keep a forgotten buyer's sales).
   // 7: customer_changes lists where each customer's changes are in the log (its history).
   // 8: a record naming a forgotten customer's identifier starts a new customer; forgetting erases (erasure.ts).
-  version: 8,
+  // 9: forgetting finds the customer's records without reading the log (customer_chunks, customer_changes.ext).
+  version: 9,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,
   // forgotten_identifiers is read by events and sales retrieval too (their records of forgotten customers are scrubbed).
-  tables: ['customers', 'forgotten_identifiers', 'customer_changes'],
+  tables: ['customers', 'forgotten_identifiers', 'customer_changes', 'customer_chunks'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
+    const chunks = events.filter((e) => e.type === CUSTOMERS_IMPORTED);
+    if (chunks.length > 0) {
+      await tx.query(`INSERT INTO customer_chunks (position, event_id) SELECT * FROM unnest($1::bigint[], $2::uuid[]) ON CONFLICT DO NOTHING`, [
+        chunks.map((e) => e.position),
+        chunks.map((e) => e.id),
+      ]);
+    }
     await forEachRun(events, (e) => (e.type === DATA_QUERY_ACCEPTED ? 'query' : 'import'), async (run) => {
       if (run[0].type !== DATA_QUERY_ACCEPTED) return applyImports(run, tx);
       for (const e of run) {

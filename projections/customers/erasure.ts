@@ -44,17 +44,13 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
   // (mds_personal_epoch_unchanged): what they built is read again, or waited for and scrubbed below.
   await tx.query('SELECT mds_personal_erasure_begin()');
   const nonce = randomUUID();
-  // Where the log is a table here, the records are found by position; otherwise by the values alone.
-  const log = events.find((e) => e.dataInTable !== undefined)?.dataInTable;
   await tx.query(`CREATE TEMP TABLE erase_at (event_id uuid, n int, PRIMARY KEY (event_id, n)) ON COMMIT DROP;
     CREATE TEMP TABLE erase_values (kind text, v text, PRIMARY KEY (kind, v)) ON COMMIT DROP`);
-  if (log) {
-    await tx.query(`INSERT INTO erase_at SELECT DISTINCT l.id, ch.n FROM customer_changes ch JOIN erasing USING (customer_id) JOIN ${log} l ON l.position = ch.position WHERE ch.n > 0`);
-    // Their external ids (the shop's keys, in the log): datasync messages copy the records with them.
-    await tx.query(`INSERT INTO erase_values SELECT DISTINCT 'ext', x FROM erase_at a JOIN ${log} l ON l.id = a.event_id,
-        LATERAL (SELECT coalesce(l.data->'records'->(a.n - 1)->>'external_id', l.data->'records'->(a.n - 1)->>'customer_id') AS x) e
-      WHERE x IS NOT NULL ON CONFLICT DO NOTHING`);
-  }
+  // The customer's records, by the chunks' event ids, found in the read model (the log may be elsewhere).
+  await tx.query(`INSERT INTO erase_at SELECT DISTINCT k.event_id, ch.n FROM customer_changes ch JOIN erasing USING (customer_id)
+      JOIN customer_chunks k ON k.position = ch.position WHERE ch.n > 0`);
+  // Their external ids (the shop's keys, in the log): datasync messages copy the records with them.
+  await tx.query(`INSERT INTO erase_values SELECT DISTINCT 'ext', ch.ext FROM customer_changes ch JOIN erasing USING (customer_id) WHERE ch.ext IS NOT NULL`);
   // Every e-mail, phone and token the customer's records held.
   await tx.query(`INSERT INTO erase_values SELECT DISTINCT ids.kind, ids.v FROM erase_at a JOIN mds_personal_data p USING (event_id),
       LATERAL (SELECT p.records->(a.n - 1) AS el) x,

@@ -106,8 +106,8 @@ export function waveStatements(wave: string): { changes: string; forgetting: str
   return {
     // Each record that changes a customer (found and not forgotten, or a new one) is a change of that
     // customer's history: where it is in the log. Before the update, which may forget the customer.
-    changes: `INSERT INTO customer_changes (customer_id, position, n)
-      SELECT coalesce(w.target, w.ord), w.position, (w.ord - w.position * 10000)::int
+    changes: `INSERT INTO customer_changes (customer_id, position, n, ext)
+      SELECT coalesce(w.target, w.ord), w.position, (w.ord - w.position * 10000)::int, w.ext
         FROM ${wave} w LEFT JOIN customers c ON c.customer_id = w.target
        WHERE NOT w.logged AND ((w.target IS NULL AND NOT w.rec ? '$no_create') OR (w.target IS NOT NULL AND NOT c.is_forgotten))`,
     // Forgetting: remember the hashes of every identifier the customer had or is sent with, and whose
