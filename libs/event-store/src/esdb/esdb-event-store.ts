@@ -240,20 +240,29 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
+  /**
+   * A page of `$all` read as it is, a filter the server cannot apply (time, actor) checked here: read
+   * on until `limit` events matched or the log ends, as a filtered read on PostgreSQL does, so a short
+   * page means the end of the log and not "nothing matched in the first `limit`".
+   */
   private async readUnfiltered(after: number, limit: number, filter: EventFilter | undefined): Promise<ReadAllPage> {
     const events: RecordedEvent[] = [];
     let position = after;
-    // A read from a position includes the event there: the page starts after it.
-    const read = this.client.readAll({ fromPosition: after > 0 ? { commit: BigInt(after), prepare: BigInt(after) } : START, direction: FORWARDS, maxCount: limit + 1 });
-    for await (const resolved of read) {
-      const at = positionOf(resolved.event?.position?.commit ?? resolved.commitPosition);
-      if (at === undefined || at <= after) continue;
-      if (events.length >= limit) continue; // read to its end (at most one more): a read left early keeps its call open
-      position = at;
-      const recorded = this.toRecorded(resolved);
-      if (recorded && matches(filter, recorded)) events.push(recorded);
+    for (;;) {
+      const want = filter ? Math.max(limit, 500) : limit + 1;
+      let got = 0;
+      // A read from a position includes the event there: the page starts after it.
+      const read = this.client.readAll({ fromPosition: position > 0 ? { commit: BigInt(position), prepare: BigInt(position) } : START, direction: FORWARDS, maxCount: want });
+      for await (const resolved of read) {
+        got++;
+        const at = positionOf(resolved.event?.position?.commit ?? resolved.commitPosition);
+        if (at === undefined || at <= position || events.length >= limit) continue; // read to its end: a read left early keeps its call open
+        position = at;
+        const recorded = this.toRecorded(resolved);
+        if (recorded && matches(filter, recorded)) events.push(recorded);
+      }
+      if (events.length >= limit || got < want) return { events, position };
     }
-    return { events, position };
   }
 
   /**
