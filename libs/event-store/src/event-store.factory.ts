@@ -9,6 +9,8 @@ export interface EventStoreSettings {
   pool: Pool;
   /** EVENTSTORE_URL: when set the log lives on EventStoreDB; read models stay in Postgres. */
   eventStoreUrl?: string;
+  /** EventStoreDB's MaxAppendSize, as the server is configured (default 1 MiB). */
+  eventStoreMaxAppendBytes?: number;
   notifications?: AppendListener;
   upcasters?: UpcasterRegistry;
   /** Event types whose records' personal fields are kept apart from the log (forgettable payloads). */
@@ -17,7 +19,7 @@ export interface EventStoreSettings {
 
 export function createEventStore(settings: EventStoreSettings): EventStore {
   const log = settings.eventStoreUrl
-    ? new EsdbEventStore(settings.eventStoreUrl, { upcasters: settings.upcasters })
+    ? new EsdbEventStore(settings.eventStoreUrl, { upcasters: settings.upcasters, maxAppendSize: settings.eventStoreMaxAppendBytes })
     : new PostgresEventStore(settings.pool, { notifications: settings.notifications, upcasters: settings.upcasters });
   // The personal-data lists live in the service's PostgreSQL whichever log is used.
   return settings.personalFields && Object.keys(settings.personalFields).length > 0 ? new PersonalDataEventStore(log, settings.pool, settings.personalFields) : log;

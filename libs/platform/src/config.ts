@@ -8,6 +8,8 @@ export interface AppConfig {
   dataDir: string;
   embeddedPgPort?: number;
   eventStoreUrl?: string;
+  /** EventStoreDB's MaxAppendSize (the server's setting): larger appends are staged (README "EventStoreDB"). */
+  eventStoreMaxAppendBytes: number;
   bodyLimitBytes: number;
   logLevel: string;
   poolSize: number;
@@ -108,6 +110,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir: path.resolve(env.MDS_DATA_DIR?.trim() || '.mds-data'),
     embeddedPgPort: env.MDS_EMBEDDED_PG_PORT ? int(env, 'MDS_EMBEDDED_PG_PORT', 0, 1, 65535) : undefined,
     eventStoreUrl,
+    eventStoreMaxAppendBytes: env.EVENTSTORE_MAX_APPEND_SIZE ? parseSize('EVENTSTORE_MAX_APPEND_SIZE', env.EVENTSTORE_MAX_APPEND_SIZE) : 1024 ** 2,
     bodyLimitBytes: env.MDS_BODY_LIMIT ? parseSize('MDS_BODY_LIMIT', env.MDS_BODY_LIMIT) : 32 * 1024 ** 2,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     poolSize: int(env, 'MDS_PG_POOL_SIZE', 10, 1, 1000),

@@ -104,7 +104,7 @@ export async function openRuntime(
     ], logger);
     const notifications = new PgNotifications(databaseUrl, ['mds_events', 'mds_checkpoints', OUTLETS_CHANNEL], logger);
     await notifications.start();
-    const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, notifications, upcasters: createUpcasters(), personalFields: PERSONAL_FIELDS });
+    const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, eventStoreMaxAppendBytes: config.eventStoreMaxAppendBytes, notifications, upcasters: createUpcasters(), personalFields: PERSONAL_FIELDS });
     const url = databaseUrl;
     const accessDeps: AccessDeps = {
       secrets: new SecretBox(() => loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir, logger })),

@@ -22,6 +22,16 @@ describe('error envelope mapping', () => {
     });
   });
 
+  it("answers the event log's unavailability with 503 and its unresolved conflicts with 409", async () => {
+    // The port's errors, by their classes (tests may import the event store; the app matches their code).
+    const { EventStoreAccessDeniedError, EventStoreUnavailableError, IdempotencyConflictError, WrongExpectedRevisionError } = await import('#mds/event-store');
+    expect(mapError(new EventStoreUnavailableError('UNAVAILABLE at 10.0.0.3'), req, 1)).toMatchObject({ status: 503, body: { error: { code: 'unavailable' } }, fault: true });
+    expect(mapError(new EventStoreUnavailableError('x'), req, 1).body.error.message).not.toContain('10.0.0.3');
+    expect(mapError(new EventStoreAccessDeniedError('denied'), req, 1)).toMatchObject({ status: 503, body: { error: { code: 'unavailable', message: expect.stringContaining('EVENTSTORE_URL') } } });
+    expect(mapError(new WrongExpectedRevisionError('s-1', 3, 4), req, 1)).toMatchObject({ status: 409, body: { error: { code: 'conflict' } }, fault: false });
+    expect(mapError(new IdempotencyConflictError('s-1', 'some'), req, 1).status).toBe(409);
+  });
+
   it('hides the details of unexpected errors behind a 500 with the request id', () => {
     const mapped = mapError(new Error('connection refused at 10.0.0.3'), req, 1);
     expect(mapped).toEqual({ status: 500, body: { error: { code: 'internal_error', message: 'Internal server error (request id r1)' } }, fault: true });

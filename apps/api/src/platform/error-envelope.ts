@@ -29,6 +29,16 @@ export interface MappedError {
 /** Maps anything thrown while serving a request to the `{error: {code, message}}` envelope. */
 export function mapError(err: unknown, request: { id: string; method: string; url: string; headers?: Record<string, unknown> }, bodyLimit: number): MappedError {
   if (err instanceof AppError) return { status: err.status, body: err.toBody(), fault: err.status >= 500 };
+  // The event log's errors, recognised by their code (apps do not import the event store).
+  switch ((err as { code?: unknown } | null)?.code) {
+    case 'MDS_EVENT_LOG_UNAVAILABLE':
+      return { ...envelope(503, 'unavailable', 'The event log is unavailable just now; nothing was recorded. Retry the request'), fault: true };
+    case 'MDS_EVENT_LOG_ACCESS_DENIED':
+      return { ...envelope(503, 'unavailable', "The event log refused the service's credentials; nothing was recorded. An operator must fix EVENTSTORE_URL"), fault: true };
+    case 'MDS_WRONG_EXPECTED_REVISION':
+    case 'MDS_IDEMPOTENCY_CONFLICT':
+      return envelope(409, 'conflict', 'A concurrent change came first; nothing was recorded. Retry the request');
+  }
   const e = err as { code?: string; statusCode?: number; message?: string; validation?: unknown };
   // Body problems are found by Fastify's parser (Nest hands them on as HttpExceptions of the same status).
   const status = err instanceof HttpException ? err.getStatus() : e.statusCode;

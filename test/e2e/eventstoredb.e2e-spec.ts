@@ -1,0 +1,57 @@
+import { status } from '@grpc/grpc-js';
+import { customersProjection } from '#mds/projections';
+import { eventually } from '../support/eventually';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { startEsdbDouble, type EsdbDouble } from '../support/esdb-double';
+
+// The service with its log on EventStoreDB where the server's limits and failures matter: on the
+// wire-level double (a test fixture, not a server), with a small MaxAppendSize so that an ordinary
+// import is larger than one append may be.
+const MAX_APPEND = 256 * 1024;
+
+describe('the service with its event log on EventStoreDB (the wire-level double)', () => {
+  let double: EsdbDouble;
+  let api: TestApi;
+  let token: string;
+  const upload = (customers: unknown[]) =>
+    api.call('/api/customers/upload/', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ customers }) });
+
+  beforeAll(async () => {
+    double = await startEsdbDouble({ maxAppendSize: MAX_APPEND });
+    api = await startTestApi({ projections: [customersProjection], env: { EVENTSTORE_URL: double.url, EVENTSTORE_MAX_APPEND_SIZE: String(MAX_APPEND) } });
+    token = (await seedUserToken(api.rt, 'esdb-admin', ['admin'])).token;
+  });
+  afterAll(async () => {
+    await api?.close();
+    await double?.close();
+  });
+
+  it('accepts an import larger than the maximum append size as one atomic append, and projects all of it', async () => {
+    expect(api.rt.store.kind).toBe('esdb');
+    const customers = Array.from({ length: 6000 }, (_, i) => ({ external_id: `ES-${i}`, first_name: `First ${i}`, notes: `customer number ${i} of a large import`.repeat(3) }));
+    expect(JSON.stringify({ customers }).length).toBeGreaterThan(4 * MAX_APPEND);
+    const res = await upload(customers);
+    expect([res.status, res.body.accepted]).toEqual([200, 6000]);
+    const run = await api.rt.store.readStream(`import-${res.body.run_id}`);
+    // The header and its chunks, consecutive in the log: one append.
+    const stored = double.events.filter((e) => e.stream === `import-${res.body.run_id}`);
+    const first = double.events.indexOf(stored[0]);
+    expect(double.events.slice(first, first + stored.length)).toEqual(stored);
+    expect(run.map((e) => e.revision)).toEqual(stored.map((_, i) => i));
+    expect(double.events.some((e) => e.stream.startsWith('mdsstaged-'))).toBe(true);
+    await eventually(async () => expect((await api.call(`/api/runs/${res.body.run_id}/`, { headers: { authorization: `Bearer ${token}` } })).body.state).toBe('completed'), { timeoutMs: 60_000 });
+    const { rows } = await api.rt.pool.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE data->>'first_name' = 'First 5999')::int AS last FROM customers WHERE external_id LIKE 'ES-%'`);
+    expect(rows[0]).toEqual({ n: 6000, last: 1 });
+  });
+
+  it('answers 503 in the envelope when the log is unavailable, records nothing, and takes the retry', async () => {
+    const before = double.events.length;
+    double.failNext(1, { code: status.UNAVAILABLE }, 'append');
+    const refused = await upload([{ external_id: 'ES-OUTAGE', first_name: 'Later' }]);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toEqual({ code: 'unavailable', message: expect.stringContaining('event log is unavailable') });
+    expect(double.events.length).toBe(before);
+    const retried = await upload([{ external_id: 'ES-OUTAGE', first_name: 'Later' }]);
+    expect(retried.status).toBe(200);
+  });
+});
