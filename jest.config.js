@@ -1,5 +1,5 @@
 /** Test tiers by suffix: *.spec.ts (unit), *.int-spec.ts (real Postgres), *.e2e-spec.ts (HTTP). */
-module.exports = {
+const project = {
   testEnvironment: 'node',
   // Modules are reached by name (#mds/<name>, package.json "imports"); tests load their TypeScript sources.
   testEnvironmentOptions: { customExportConditions: ['node', 'node-addons', 'mds-source'] },
@@ -21,6 +21,20 @@ module.exports = {
       },
     ],
   },
+};
+
+module.exports = {
+  projects: [
+    { ...project, displayName: 'log on PostgreSQL' },
+    // The e2e suites again with the event log on EventStoreDB: the wire-level double of
+    // test/support/esdb-double.ts (a test fixture, not a server), one per test database.
+    {
+      ...project,
+      displayName: 'log on the EventStoreDB double',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      setupFiles: ['<rootDir>/test/support/log-on-esdb-double.js'],
+    },
+  ],
   globalSetup: '<rootDir>/test/support/global-setup.js',
   globalTeardown: '<rootDir>/test/support/global-teardown.js',
   testTimeout: 60000,

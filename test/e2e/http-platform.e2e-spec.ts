@@ -130,7 +130,7 @@ describe('HTTP platform (real HTTP on loopback)', () => {
     await rt.store.append('health-1', [{ type: 'Checked', data: {} }]);
     const res = await call('/health', { headers: { authorization: '' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ok', database: { status: 'ok' }, event_log: { status: 'ok', kind: 'postgres', head_position: await rt.store.headPosition() } });
+    expect(res.body).toMatchObject({ status: 'ok', database: { status: 'ok' }, event_log: { status: 'ok', kind: process.env.MDS_TEST_EVENT_LOG === 'esdb-double' ? 'esdb' : 'postgres', head_position: await rt.store.headPosition() } });
   });
 
   it('exposes Prometheus metrics: request counts and latency by route, projection lag', async () => {

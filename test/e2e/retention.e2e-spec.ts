@@ -1,6 +1,6 @@
 import { datasyncProjection, datatargetsProjection, expireDeliveredMessages, rebuildProjection } from '#mds/projections';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
-import { dumpDatabase } from '../support/dump';
+import { dumpService } from '../support/dump';
 import { eventually } from '../support/eventually';
 import { startDelivery } from '../support/receiver';
 
@@ -67,7 +67,7 @@ describe('datatarget retention_days', () => {
     const entry = (await send('GET', `/api/datatargets/${target.id}/outlets/${outlet.id}/log/1/`)).body.entry;
     expect(entry.http_request).toContain('"[expired]"');
     expect(entry.http_request).not.toContain('delivered.one');
-    const dump = await dumpDatabase(api.rt.db.url);
+    const dump = await dumpService(api.rt.db.url);
     expect(['delivered.one', 'delivered.two'].filter((v) => dump.text.includes(v))).toEqual([]);
     expect(['not.yet.delivered@example.com', 'archived.forever@example.com'].filter((v) => dump.text.includes(v))).toHaveLength(2);
     // A rebuild reads the dropped payloads as dropped.
@@ -77,6 +77,6 @@ describe('datatarget retention_days', () => {
     await send('POST', `/api/datatargets/${target.id}/outlets/${outlet.id}/resume/`);
     await eventually(async () => expect((await send('GET', `/api/datatargets/${target.id}/outlets/${outlet.id}/`)).body.outlet.last_delivered_message_number).toBe(3));
     expect(await expireDeliveredMessages(api.rt.pool, later(2))).toEqual({ posts: 1, messages: 1 });
-    expect((await dumpDatabase(api.rt.db.url)).text).not.toContain('not.yet.delivered');
+    expect((await dumpService(api.rt.db.url)).text).not.toContain('not.yet.delivered');
   });
 });

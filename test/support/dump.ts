@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { eventLogEnv, storedEvents } from './database';
 
 const run = promisify(execFile);
 
@@ -12,6 +13,17 @@ async function pgDumpMajor(bin: string): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Everything the service stores for this database, as text: the database and, when the event log is
+ * on EventStoreDB (the double), every event that holds as stored.
+ */
+export async function dumpService(url: string): Promise<{ text: string; how: string }> {
+  const dump = await dumpDatabase(url);
+  if (!eventLogEnv(url).EVENTSTORE_URL) return dump;
+  const log = (await storedEvents(url)).map((e) => `${e.stream} ${e.type} ${e.data} ${e.metadata}`).join('\n');
+  return { text: `${dump.text}\n-- the EventStoreDB log\n${log}`, how: `${dump.how}, and every event of the EventStoreDB log` };
 }
 
 /**

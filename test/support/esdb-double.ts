@@ -490,3 +490,43 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
       }),
   };
 }
+
+/**
+ * The baseline of bench/esdb-append.bench.ts: the same appends sent as plain gRPC Append calls over
+ * the same wire, with no client library and no checks (what the wire itself costs).
+ */
+export function rawAppender(url: string): { append(stream: string, events: Array<{ id: string; type: string; data: unknown }>): Promise<void>; close(): void } {
+  const address = /^esdb:\/\/([^/?]+)/.exec(url)?.[1];
+  if (!address) throw new Error(`not an esdb:// address: ${url}`);
+  const client = new streamsGrpc.StreamsClient(address, grpc.credentials.createInsecure());
+  return {
+    append(stream, events) {
+      return new Promise((resolve, reject) => {
+        const call = client.append((err: Error | null) => (err ? reject(err) : resolve()));
+        const options = new streamsPb.AppendReq.Options();
+        const identifier = new sharedPb.StreamIdentifier();
+        identifier.setStreamName(Buffer.from(stream, 'utf8'));
+        options.setStreamIdentifier(identifier);
+        options.setAny(new sharedPb.Empty());
+        const header = new streamsPb.AppendReq();
+        header.setOptions(options);
+        call.write(header);
+        for (const e of events) {
+          const message = new streamsPb.AppendReq.ProposedMessage();
+          const id = new sharedPb.UUID();
+          id.setString(e.id);
+          message.setId(id);
+          message.getMetadataMap().set('type', e.type);
+          message.getMetadataMap().set('content-type', 'application/json');
+          message.setData(Buffer.from(JSON.stringify(e.data)));
+          message.setCustomMetadata(Buffer.from('{}'));
+          const req = new streamsPb.AppendReq();
+          req.setProposedMessage(message);
+          call.write(req);
+        }
+        call.end();
+      });
+    },
+    close: () => client.close(),
+  };
+}

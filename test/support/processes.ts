@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { eventLogEnv } from './database';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const CLI = path.join(ROOT, 'bin', 'mds.js');
@@ -10,10 +11,14 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built `mds` CLI as a child process and collects its output. */
+/**
+ * Runs the built `mds` CLI as a child process and collects its output. Its event log is the test
+ * database's (the double's, in the EventStoreDB e2e run), never an EVENTSTORE_URL the tests were
+ * started with: that one is for the event-store contract alone.
+ */
 export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 120_000, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, EVENTSTORE_URL: undefined, ...eventLogEnv(env.DATABASE_URL), ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
@@ -32,7 +37,7 @@ export function runCli(args: string[], env: Record<string, string | undefined>, 
 
 /** Starts a long-running `mds` command; `output()` returns what it has printed so far. */
 export function startCli(args: string[], env: Record<string, string | undefined>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, EVENTSTORE_URL: undefined, ...eventLogEnv(env.DATABASE_URL), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

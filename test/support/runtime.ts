@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { createLogger, loadConfig, type AppConfig, type Logger } from '#mds/platform';
 import { openRuntime, type Runtime } from '#mds/runtime';
 import { Projector, type Projection } from '#mds/projections';
-import { createTestDatabase, type TestDatabase } from './database';
+import { createTestDatabase, eventLogEnv, type TestDatabase } from './database';
 
 export interface TestRuntime extends Runtime {
   db: TestDatabase;
@@ -26,7 +26,7 @@ export async function openTestRuntime(
   options: { projections?: Projection[]; env?: Record<string, string>; config?: Partial<AppConfig> } = {},
 ): Promise<TestRuntime> {
   const db = await createTestDatabase();
-  const config = { ...loadConfig({ MDS_SECRET_KEY: randomBytes(32).toString('hex'), ...options.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' }), ...options.config };
+  const config = { ...loadConfig({ MDS_SECRET_KEY: randomBytes(32).toString('hex'), ...eventLogEnv(db.url), ...options.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' }), ...options.config };
   const logLines: string[] = [];
   const runtime = await openRuntime(config, { logger: captureLogger(logLines, config.logLevel), projections: options.projections ?? [], role: 'test', poolSize: 8 });
   const closeRuntime = runtime.close.bind(runtime);
