@@ -12,6 +12,7 @@ const SMOKE_ENV = { BENCH_REPS: '1', BENCH_CUSTOMERS: '2000', BENCH_ACTIVITY: '2
 
 const BENCHES = [
   { script: 'event-log-append.bench.js', scenario: '3' },
+  { script: 'esdb-append.bench.js', scenario: 'EventStoreDB adapter, against a double' },
   { script: 'customer-import.bench.js', scenario: '1, 2, 5, 8' },
   { script: 'activity-import.bench.js', scenario: 'event and sales imports' },
   { script: 'outlet-delivery.bench.js', scenario: '6' },
