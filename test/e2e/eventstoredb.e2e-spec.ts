@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { customersProjection } from '#mds/projections';
+import { customersProjection, datatargetsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { startEsdbDouble, type EsdbDouble } from '../support/esdb-double';
@@ -18,7 +18,7 @@ describe('the service with its event log on EventStoreDB (the wire-level double)
 
   beforeAll(async () => {
     double = await startEsdbDouble({ maxAppendSize: MAX_APPEND });
-    api = await startTestApi({ projections: [customersProjection], env: { EVENTSTORE_URL: double.url, EVENTSTORE_MAX_APPEND_SIZE: String(MAX_APPEND) } });
+    api = await startTestApi({ projections: [customersProjection, datatargetsProjection], env: { EVENTSTORE_URL: double.url, EVENTSTORE_MAX_APPEND_SIZE: String(MAX_APPEND) } });
     token = (await seedUserToken(api.rt, 'esdb-admin', ['admin'])).token;
   });
   afterAll(async () => {
@@ -42,6 +42,18 @@ describe('the service with its event log on EventStoreDB (the wire-level double)
     await eventually(async () => expect((await api.call(`/api/runs/${res.body.run_id}/`, { headers: { authorization: `Bearer ${token}` } })).body.state).toBe('completed'), { timeoutMs: 60_000 });
     const { rows } = await api.rt.pool.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE data->>'first_name' = 'First 5999')::int AS last FROM customers WHERE external_id LIKE 'ES-%'`);
     expect(rows[0]).toEqual({ n: 6000, last: 1 });
+  });
+
+  it('takes a post of 10,000 messages (the most a request may hold) and gives every one back', async () => {
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await api.call('/api/datatargets/', { method: 'POST', headers: auth, body: JSON.stringify({ datatarget_type: 'messages', name: 'big posts' }) });
+    const id = created.body.datatarget.id;
+    const messages = Array.from({ length: 10_000 }, (_, i) => ({ order: i, note: `message ${i} of a post larger than one append may be` }));
+    expect(JSON.stringify(messages).length).toBeGreaterThan(2 * MAX_APPEND);
+    const posted = await api.call(`/api/datatargets/${id}/post/`, { method: 'POST', headers: auth, body: JSON.stringify({ messages }) });
+    expect([posted.status, posted.body]).toEqual([200, { first_message_number: 1, messages_count: 10_000 }]);
+    const read = await api.call(`/api/datatargets/${id}/retrieve/?after=0&limit=10000`, { headers: auth });
+    expect(read.body.messages.map((m: { order: number }) => m.order)).toEqual(messages.map((m) => m.order));
   });
 
   it('answers 503 in the envelope when the log is unavailable, records nothing, and takes the retry', async () => {
