@@ -7,7 +7,7 @@ import { existingEventIds } from './events/events.queries';
 import { knownSaleTransactions } from './sales/sales.queries';
 import type { Projection } from './runtime/projection';
 import type { QueryTable } from './runtime/data-query-sql';
-import { CUSTOMERS_QUERY_TABLE } from './customers/customers.queries';
+import { CUSTOMERS_QUERY_TABLE, erasedIdentifiers } from './customers/customers.queries';
 import { EVENTS_QUERY_TABLE } from './events/events.queries';
 import { PRODUCTS_QUERY_TABLE } from './products/products.queries';
 import { SALES_QUERY_TABLE } from './sales/sales.queries';
@@ -76,6 +76,7 @@ export const readModelPorts = (read: ReadDeps) => ({
   knownEventIds: (ids: number[]) => caughtUp(read, 'events', () => existingEventIds(read.pool, ids), (found) => found.size === ids.length),
   knownSaleTransactions: (ids: string[]) => caughtUp(read, 'sales', () => knownSaleTransactions(read.pool, ids), (found) => found.size === ids.length),
   dataQueryMatches: (query: DataQuery) => countMatches(read.pool, query.match, DATA_QUERY_TABLES[query.datatype]),
+  erasedIdentifiers: erasedIdentifiers(read.pool),
 });
 
 /** The log's head and every projection's checkpoint and lag, as `/metrics` reports them. */

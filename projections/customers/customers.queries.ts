@@ -94,3 +94,15 @@ export async function findLiveCustomer(pool: Pool, by: 'external_id' | 'email' |
   );
   return rows[0] ? Number(rows[0].customer_id) : undefined;
 }
+
+/**
+ * What forgetting kept of the identifiers it erased (mds_erased_identifiers, beside the log): whether
+ * there is anything, and which of some keyed hashes are there. Answers the customers import's port.
+ */
+export function erasedIdentifiers(pool: Pool) {
+  return {
+    any: async () => (await pool.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM mds_erased_identifiers) AS any')).rows[0].any,
+    among: async (hashes: string[]) =>
+      new Set((await pool.query<{ keyed_hash: string }>('SELECT keyed_hash FROM mds_erased_identifiers WHERE keyed_hash = ANY ($1::text[])', [hashes])).rows.map((r) => r.keyed_hash)),
+  };
+}

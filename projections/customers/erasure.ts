@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EVENT_PERSONAL_FIELDS } from '#mds/activity';
 import { CAMPAIGN_EVENT_PERSONAL_FIELDS } from '#mds/campaigns';
-import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED } from '#mds/customers';
+import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED, erasedIdentifierText } from '#mds/customers';
 import type { RecordedEvent } from '#mds/event-store';
 import { SALE_PERSONAL_FIELDS } from '#mds/sales';
 import type { ProjectionTx } from '../runtime/projection';
@@ -57,6 +57,7 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
       LATERAL (VALUES ('email', lower(x.el->>'email')), ('phone', x.el->>'$phone'), ('phone_number', x.el->>'phone_number'),
                       ('token', x.el->>'cb_token'), ('token', x.el->>'customer_token')) AS ids(kind, v)
     WHERE ids.v IS NOT NULL AND NOT starts_with(ids.v, '[forgotten ') ON CONFLICT DO NOTHING`);
+  await keepErasedIdentifiers(tx);
   // The personal fields their records held: the types' own and those the settings marked (company fields).
   const { rows: held } = await tx.query<{ keys: string[] | null }>(
     `SELECT array_agg(DISTINCT k) AS keys FROM erase_at a JOIN mds_personal_data p USING (event_id),
@@ -134,4 +135,21 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
   }
   await tx.query('DROP TABLE erasing, erase_at, erase_values');
   return { customers: forgotten.length, records };
+}
+
+/**
+ * The keyed hashes of the e-mails, phones and external ids being erased (mds_erased_identifiers), so a
+ * later customer import naming one is told that it starts a new customer (ErasedIdentifiers). Only
+ * while they are plain: in a rebuild the lists hold markers, and the hashes kept the first time stay.
+ */
+async function keepErasedIdentifiers(tx: ProjectionTx): Promise<void> {
+  if (!tx.keyedHash) return;
+  const { rows } = await tx.query<{ kind: string; v: string }>(
+    `SELECT CASE kind WHEN 'ext' THEN 'external_id' ELSE kind END AS kind, v FROM erase_values WHERE kind IN ('email', 'phone', 'ext') AND NOT starts_with(v, '[forgotten ')`,
+  );
+  if (rows.length === 0) return;
+  await tx.query(`INSERT INTO mds_erased_identifiers (keyed_hash, kind) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`, [
+    rows.map((r) => tx.keyedHash!(erasedIdentifierText(r.kind, r.v))),
+    rows.map((r) => r.kind),
+  ]);
 }

@@ -12,6 +12,8 @@ export interface RunnerDeps {
   batchSize: number;
   idleMs: number;
   leaseRetryMs: number;
+  /** ProjectionTx.keyedHash, under the service key. */
+  keyedHash?: (value: string) => string;
 }
 
 /** How long a projection's checkpoint may trail reads past events it does not take. */
@@ -48,7 +50,7 @@ export async function releaseLease(client: Client, key: string): Promise<void> {
  * update is a compare-and-set on the checkpoint the page was read after: if anyone else moved it, or
  * the generation was retired by a switch, nothing is committed and the caller reloads.
  */
-export async function applyPage(client: Client, projection: Projection, gen: Generation, page: ReadAllPage, signal?: AbortSignal): Promise<boolean> {
+export async function applyPage(client: Client, projection: Projection, gen: Generation, page: ReadAllPage, signal?: AbortSignal, keyedHash?: RunnerDeps['keyedHash']): Promise<boolean> {
   const move = moveCheckpointCall(projection, gen, page.position);
   try {
     if (page.events.length === 0) {
@@ -57,7 +59,7 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
     } else {
       await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
       try {
-        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal });
+        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal, keyedHash });
         await assertPersonalDataUnchanged(client, page.personalEpoch);
         // Compare-and-set and COMMIT in one round trip.
         await client.query(`${move}; COMMIT`);
@@ -120,7 +122,7 @@ export function readPage(store: EventStore, projection: Projection, after: numbe
  */
 async function readAndApply(
   client: Client,
-  deps: Pick<RunnerDeps, 'store' | 'batchSize'>,
+  deps: Pick<RunnerDeps, 'store' | 'batchSize' | 'keyedHash'>,
   projection: Projection,
   gen: Generation,
   state: { allData: boolean },
@@ -130,7 +132,7 @@ async function readAndApply(
   page ??= await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, state.allData);
   for (let attempt = 1; ; attempt++) {
     try {
-      return { page, applied: await applyPage(client, projection, gen, page, signal) };
+      return { page, applied: await applyPage(client, projection, gen, page, signal, deps.keyedHash) };
     } catch (err) {
       if (err instanceof EventDataNeeded && !state.allData) state.allData = true;
       else if (!(err instanceof PersonalDataChanged) || attempt >= 20) throw err;
@@ -255,7 +257,7 @@ async function switchTo(client: Client, deps: RunnerDeps, projection: Projection
       if (page.position === checkpoint) break;
       epoch ??= page.personalEpoch;
       if (page.events.length > 0) {
-        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal });
+        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal, keyedHash: deps.keyedHash });
       }
       checkpoint = page.position;
     }

@@ -15,6 +15,11 @@ export interface ProjectionTx {
    * already built up to this position, so there is nothing to wait for (waitForUpstream).
    */
   upstreamAt?: number;
+  /**
+   * A keyed hash (HMAC under the service key) of a personal value: what may be kept of one where the
+   * value itself may not (forgetting keeps those of the identifiers it erased). Absent where no key is.
+   */
+  keyedHash?: (value: string) => string;
 }
 
 export interface Projection {

@@ -178,7 +178,7 @@ async function replayOne(
       await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(options.schema)}, public`);
       try {
         // The read models this one reads were replayed to `until` first: nothing to wait for.
-        await projection.apply(events, { query: client.query.bind(client) as never, schema: options.schema, position: Math.min(p.position, options.until), upstreamAt: options.until });
+        await projection.apply(events, { query: client.query.bind(client) as never, schema: options.schema, position: Math.min(p.position, options.until), upstreamAt: options.until, keyedHash: deps.keyedHash });
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);

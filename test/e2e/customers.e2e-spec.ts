@@ -425,7 +425,7 @@ describe('customer merge, set-based against one record at a time', () => {
       ...r, customer_id: Number(r.customer_id), updated_position: Number(r.updated_position), created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
     }));
     expect(stored).toEqual(modelled);
-    const forgotten = (await api.rt.pool.query(`SELECT kind, hash, customer_id::int AS customer_id FROM forgotten_identifiers ORDER BY 1, 2`)).rows;
+    const forgotten = (await api.rt.pool.query(`SELECT kind, hash, customer_id::float8 AS customer_id FROM forgotten_identifiers ORDER BY 1, 2`)).rows;
     expect(forgotten).toEqual([...state.forgotten.values()].sort((a, b) => (a.kind + a.hash < b.kind + b.hash ? -1 : 1)));
     expect(live.customers.filter((c) => c.includes('"tags"')).length).toBeGreaterThan(0);
     // Each customer's history (the records customer_changes names, folded by the model) ends where the customer is.

@@ -145,11 +145,29 @@ describe('forgetting a customer: nothing of them stays readable', () => {
     expect(found(dump.text, adaValues)).toEqual([]);
     expect(found(dump.text, bobValues)).toEqual(bobValues);
     expect((await send('GET', '/api/data/sales/')).body.count).toBe(2);
-    await completed(await send('POST', '/api/customers/upload/', { customers: [{ email: ada.email, first_name: 'Newcomer' }] }));
+    // Their e-mail (in another case), their phone (as typed differently) and their external id are
+    // recognised by the keyed hashes forgetting kept, and the run says what happens; bob's are not.
+    const later = await send('POST', '/api/customers/upload/', { customers: [
+      { email: ada.email.toUpperCase(), first_name: 'Newcomer' },
+      { external_id: 'FG-ADA', phone_number: '+358401119999', first_name: 'Returning' },
+      { email: bob.email, first_name: 'Bob again' },
+    ] });
+    await completed(later);
+    expect(later.body.warnings).toEqual([
+      { index: 0, field: 'email', code: 'forgotten_identifier', message: 'email belonged to a forgotten customer: this record starts a new customer, with no link to the forgotten one' },
+      { index: 1, field: 'external_id', code: 'forgotten_identifier', message: expect.stringContaining('starts a new customer') },
+      { index: 1, field: 'phone_number', code: 'forgotten_identifier', message: expect.stringContaining('starts a new customer') },
+    ]);
+    expect((await send('GET', `/api/runs/${later.body.run_id}/`)).body.warnings).toEqual(later.body.warnings);
+    // What was kept is keyed hashes: none of the values, the same count after the rebuild above.
+    const kept = (await api.rt.pool.query(`SELECT kind, keyed_hash FROM mds_erased_identifiers ORDER BY kind`)).rows;
+    expect(kept.map((r) => r.kind)).toEqual(['email', 'external_id', 'phone']);
+    expect(found(JSON.stringify(kept), adaValues)).toEqual([]);
     const customers = (await send('GET', '/api/data/customers/')).body.customers as Json[];
-    expect(customers).toHaveLength(3);
+    expect(customers).toHaveLength(4);
     expect(customers.filter((c) => c.is_forgotten)).toEqual([{ is_forgotten: true }]);
-    expect(customers.find((c) => c.first_name === 'Newcomer')).toEqual(expect.objectContaining({ email: ada.email }));
+    expect(customers.find((c) => c.first_name === 'Returning')).toEqual(expect.objectContaining({ external_id: 'FG-ADA', phone_number: '+358401119999' }));
+    expect(customers.find((c) => c.first_name === 'Newcomer')).toEqual(expect.objectContaining({ email: ada.email.toUpperCase() }));
     expect(customers.find((c) => c.first_name === 'Newcomer')).not.toHaveProperty('external_id');
   });
 });

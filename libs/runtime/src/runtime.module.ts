@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ACCESS_DEPS } from '#mds/access';
 import { KNOWN_EVENT_IDS } from '#mds/activity';
+import { ERASED_IDENTIFIERS } from '#mds/customers';
 import { EVENT_STORE } from '#mds/event-store';
 import { DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, type DataQueryUpdateRules } from '#mds/imports';
 import { SECRET_BOX } from '#mds/platform';
@@ -32,9 +33,10 @@ export class RuntimeModule {
         { provide: KNOWN_EVENT_IDS, useValue: ports.knownEventIds },
         { provide: KNOWN_SALE_TRANSACTIONS, useValue: ports.knownSaleTransactions },
         { provide: DATA_QUERY_MATCHES, useValue: ports.dataQueryMatches },
+        { provide: ERASED_IDENTIFIERS, useValue: ports.erasedIdentifiers },
         { provide: DATA_QUERY_UPDATE_RULES, useValue: updateRules },
       ],
-      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES],
+      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS],
     };
   }
 }

@@ -130,6 +130,7 @@ export async function openRuntime(
         batchSize: config.projectionBatchSize,
         idleMs: config.projectionIdleMs,
         leaseRetryMs: config.leaseRetryMs,
+        keyedHash: (value: string) => accessDeps.secrets.keyedHash(value),
       }),
       async close() {
         await notifications.close();
