@@ -2,6 +2,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { assertUsableDataDir } from './data-dir';
 import type { Logger } from './logging';
 
 export interface EmbeddedPostgresHandle {
@@ -140,6 +141,7 @@ function loadCredentials(dataDir: string): Credentials {
 export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; logger?: Logger; database?: string }): Promise<EmbeddedPostgresHandle> {
   // Loaded lazily: only the embedded mode needs it, and it is an ES module.
   const EmbeddedPostgres = loadEmbeddedPostgres();
+  assertUsableDataDir(options.dataDir);
   const clusterDir = path.join(options.dataDir, 'pg');
   const credentials = loadCredentials(options.dataDir);
   // The server runs as an unprivileged user, which must be able to reach its cluster directory.

@@ -2,6 +2,7 @@ export * from './canonical-json';
 export * from './config';
 export * from './database';
 export * from './embedded-postgres';
+export * from './data-dir';
 export * from './errors';
 export * from './logging';
 export * from './migrations';
