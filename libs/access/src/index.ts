@@ -3,7 +3,7 @@ export * from './access.deps';
 export * from './roles';
 export * from './scopes';
 export * from './user.decider';
-export { loadUser } from './user.stream';
+export { loadUser } from './access.streams';
 export { generateAccessToken, hashAccessToken, isWellFormedToken, tokenHint, TOKEN_PREFIX } from './credentials/access-token';
 export { hashPassword, verifyPassword } from './credentials/password';
 export { generateTotpSecret, matchTotp, otpauthUrl, totpCode, totpStep } from './credentials/totp';

@@ -10,7 +10,7 @@ import { decoyHash, verifyPassword } from '../credentials/password';
 import { matchTotp } from '../credentials/totp';
 import { parseScopes } from '../scopes';
 import { decideLogin } from '../user.decider';
-import { loadUser } from '../user.stream';
+import { loadUser } from '../access.streams';
 import { IssueTokenWithPasswordCommand } from './issue-token-with-password.command';
 
 const BAD_LOGIN = 'Invalid username or password';

@@ -4,7 +4,7 @@ import { EVENT_STORE, type EventStore } from '#mds/event-store';
 import { notFound } from '#mds/platform';
 import { ACCESS_DEPS, nowIso, userIdFor, type AccessDeps } from '../access.deps';
 import { USER_UNLOCKED, userStream } from '../access.events';
-import { loadUser } from '../user.stream';
+import { loadUser } from '../access.streams';
 import { UnlockUserCommand } from './unlock-user.command';
 
 @CommandHandler(UnlockUserCommand)
