@@ -43,7 +43,8 @@ const EVENT_NAMES = `(VALUES (1, 'sent', 'sent'), (2, 'delivered', 'delivered'),
  *   when its buyer opened or clicked the campaign at or before it.
  * - Rows: units and revenue as stored (cents of the default currency); a returned row (tag CANCELED)
  *   counts 0; a row's product is its product_id or the product its sku/ean is linked to; the
- *   campaign's products are its product_ids; categories by the product's first category.
+ *   campaign's products are its product_ids; categories by the product's first category (a category
+ *   text's part before its first comma: lists are kept joined).
  */
 export const STATS = `WITH c AS (
   SELECT cp.campaign_key, cp.data, cp.updated_at,
@@ -87,7 +88,7 @@ export const STATS = `WITH c AS (
          CASE WHEN r.returned THEN 0 ELSE coalesce((x->>'quantity')::numeric, 0) END AS units,
          CASE WHEN r.returned THEN 0 ELSE coalesce((x->>'total')::bigint, 0) END AS revenue,
          CASE WHEN r.returned THEN 0 ELSE coalesce((x->>'discount')::bigint, 0) END AS discount,
-         coalesce((SELECT CASE jsonb_typeof(p.data->'category') WHEN 'array' THEN p.data->'category'->>0 WHEN 'string' THEN p.data->>'category' END
+         coalesce((SELECT CASE jsonb_typeof(p.data->'category') WHEN 'array' THEN p.data->'category'->>0 WHEN 'string' THEN btrim(split_part(p.data->>'category', ',', 1)) END
                      FROM products p WHERE p.external_id = r.product_id ORDER BY p.language LIMIT 1), '') AS title
     FROM sold so JOIN w USING (campaign_key)
    CROSS JOIN LATERAL jsonb_array_elements(so.products) x

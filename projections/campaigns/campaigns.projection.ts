@@ -29,7 +29,8 @@ const SUBSCRIPTIONS = ['MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'SMS_SUBSCRIBE', 'S
  */
 export const campaignsProjection: Projection = {
   name: 'campaigns',
-  version: 1,
+  // 2: a product's first category is its category text up to the first comma (categories are strings).
+  version: 2,
   eventTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED],
   batchSize: 20,

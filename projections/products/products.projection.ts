@@ -56,7 +56,8 @@ export function productReferences(event: RecordedEvent): ProductReference[] {
 export const productsProjection: Projection = {
   name: 'products',
   // 3: an unknown product_id's product copies title, name and price too.
-  version: 3,
+  // 4: category and category_id are strings (lists imported before are joined: product_record).
+  version: 4,
   eventTypes: [PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, DATA_QUERY_ACCEPTED],
   // Product chunks are read from the log in SQL; event and sale chunks are read in Node for their product references.
   logDataTypes: [PRODUCTS_IMPORTED],
@@ -75,13 +76,14 @@ export const productsProjection: Projection = {
             { column: 'language', expr: "coalesce(r.rec->>'language', '')" },
           ],
           (batch) => markImported(tx, batch),
+          'product_record(r.rec)',
         );
       } else if (run[0].type === DATA_QUERY_ACCEPTED) {
         for (const e of run) {
           const query = dataQueryOf(e, 'products');
           if (!query) continue;
           const params: unknown[] = [JSON.stringify(query.update), e.createdAt];
-          await tx.query(`UPDATE products SET data = jsonb_strip_empty(data || $1::jsonb), updated_at = $2 WHERE ${matchWhere(query.match, PRODUCTS_QUERY_TABLE, params)}`, params);
+          await tx.query(`UPDATE products SET data = jsonb_strip_empty(data || product_record($1::jsonb)), updated_at = $2 WHERE ${matchWhere(query.match, PRODUCTS_QUERY_TABLE, params)}`, params);
         }
       } else {
         await linkProducts(tx, run.flatMap(productReferences));

@@ -1,18 +1,21 @@
 import type { Pool } from 'pg';
 
-import type { QueryTable } from '../runtime/data-query-sql';
+import { joinedMatch, type QueryTable } from '../runtime/data-query-sql';
 
-const LIST_FIELDS = new Set(['category', 'category_id', 'recommendation_set_ids', 'tags', 'main_product_ids']);
+const LIST_FIELDS = new Set(['recommendation_set_ids', 'tags', 'main_product_ids']);
+/** Strings that may join several categories with commas (a list sent is kept joined): "Running" finds "Shoes, Running". */
+const JOINED_FIELDS = new Set(['category', 'category_id']);
 
 /** Bulk updates reach every product row (each language); the key columns cannot be updated. */
 export const PRODUCTS_QUERY_TABLE: QueryTable = {
   table: 'products',
   columns: { external_id: { expr: 'external_id' }, language: { expr: "nullif(language, '')" } },
   lists: [...LIST_FIELDS],
+  joined: [...JOINED_FIELDS],
   live: 'true',
 };
 
-/** A page of product rows in (external_id, language) order after a cursor; equality filters (lists: contains). */
+/** A page of product rows in (external_id, language) order after a cursor; equality filters (lists: contains; categories: the whole text or one of its parts). */
 export async function listProducts(
   pool: Pool,
   options: { limit: number; after?: [string, string]; filters?: Record<string, string> },
@@ -32,7 +35,8 @@ export async function listProducts(
     }
     params.push(key);
     const k = `$${params.length}`;
-    where.push(LIST_FIELDS.has(key) ? `data->${k} ? ${v}` : `data->>${k} = ${v}`);
+    if (JOINED_FIELDS.has(key)) where.push(joinedMatch(`data->>${k}`, `ARRAY[${v}::text]`));
+    else where.push(LIST_FIELDS.has(key) ? `data->${k} ? ${v}` : `data->>${k} = ${v}`);
   }
   const { rows } = await pool.query<{ external_id: string; language: string; data: Record<string, unknown> }>(
     `SELECT external_id, language, data FROM products WHERE ${where.join(' AND ')} ORDER BY external_id, language LIMIT $1`,

@@ -9,6 +9,8 @@ export interface QueryTable {
   columns: Record<string, { expr: string; lower?: boolean }>;
   /** List fields: equality means "contains". */
   lists: string[];
+  /** Fields kept as one string that may join several values with commas: equality is the whole string or one of its parts. */
+  joined?: string[];
   /** Rows a bulk update can reach (not deleted, not forgotten). */
   live: string;
 }
@@ -30,9 +32,18 @@ export function matchWhere(match: Record<string, unknown>, t: QueryTable, params
     }
     const values = (Array.isArray(value) ? value : [value]).map((v) => (column?.lower ? String(v).toLowerCase() : String(v)));
     if (!column && t.lists.includes(name)) conditions.push(`data->${p(name)} ?| ${p(values)}::text[]`);
+    else if (!column && t.joined?.includes(name)) conditions.push(joinedMatch(`data->>${p(name)}`, `${p(values)}::text[]`));
     else conditions.push(`${column ? column.expr : `data->>${p(name)}`} = ANY (${p(values)}::text[])`);
   }
   return conditions.join(' AND ');
+}
+
+/**
+ * SQL: the text `expr` is one of `values` (a text[]) or has one among its comma-separated parts
+ * (trimmed): how a product's category "Shoes, Running" is found by "Running" as by its whole text.
+ */
+export function joinedMatch(expr: string, values: string): string {
+  return `(${expr} = ANY (${values}) OR EXISTS (SELECT 1 FROM unnest(string_to_array(${expr}, ',')) AS part WHERE btrim(part) = ANY (${values})))`;
 }
 
 /** How many live records of the read model a match reaches now (the `matched` of the answer). */

@@ -12,7 +12,8 @@ export interface MergeKey {
  * merged per key in log order (later keys override earlier ones; "" removes a key), then one UPDATE
  * for known rows and one INSERT for new ones. The table has the key columns, `data`, `created_at`,
  * `updated_at`. Table and column names come from code, never from input. `then` runs last, with the
- * name of the page's staged table (its key columns), before that table is dropped.
+ * name of the page's staged table (its key columns), before that table is dropped. `record` is the SQL
+ * of one record as merged (`r.rec`, or a function of it giving older records the current shape).
  */
 export async function mergeImportedRecords(
   tx: ProjectionTx,
@@ -20,6 +21,7 @@ export async function mergeImportedRecords(
   table: string,
   keys: MergeKey[],
   then?: (batch: string) => Promise<void>,
+  record = 'r.rec',
 ): Promise<void> {
   const batch = `${table}_batch`;
   const cols = keys.map((k) => k.column);
@@ -28,7 +30,7 @@ export async function mergeImportedRecords(
   await tx.query(
     `CREATE TEMP TABLE ${batch} ON COMMIT DROP AS
      SELECT ${keys.map((k) => `${k.expr} AS ${k.column}`).join(', ')},
-            jsonb_merge_agg(r.rec ORDER BY c.position, r.n) AS patch, max(c.at) AS at
+            jsonb_merge_agg(${record} ORDER BY c.position, r.n) AS patch, max(c.at) AS at
        FROM ${page.from}
       GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`,
     [page.json],

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { productsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
@@ -47,7 +48,7 @@ describe('product import and retrieval over HTTP', () => {
     ]);
     const rows = (await send('GET', '/api/data/products/?external_id=501')).body.products;
     expect(rows).toEqual([
-      { external_id: '501', title: 'Parent', price: 0, sale_price: 0, category: ['Shoes', 'Running'], category_id: ['12', '13'], main_product_ids: ['500'], stock: [{ shop_id: '1', quantity: 4 }], visible: true, custom_colour: 'red' },
+      { external_id: '501', title: 'Parent', price: 0, sale_price: 0, category: 'Shoes, Running', category_id: '12, 13', main_product_ids: ['500'], stock: [{ shop_id: '1', quantity: 4 }], visible: true, custom_colour: 'red' },
       { external_id: '501', language: 'fi', title: 'Isä', description: 'Kuvaus' },
       { external_id: '501', language: 'sv', title: 'Förälder' },
     ]);
@@ -55,6 +56,34 @@ describe('product import and retrieval over HTTP', () => {
       { external_id: '502', price: 3400, sale_price: 2999, in_stock: false, date: '2024-05-01T09:00:00Z' },
     ]);
     expect((await send('GET', '/api/data/products/?category=Running')).body.products.map((p: { external_id: string }) => p.external_id)).toEqual(['501']);
+  });
+
+  it('keeps category and category_id as the strings sent, joins a list, and finds a product by the whole text or one of its parts', async () => {
+    await importProducts([
+      { external_id: 'CAT-1', category: 'Boots, Trail', category_id: '112,113' },
+      { external_id: 'CAT-2', category: ['Bags', ' Leather '], category_id: [7, 8] },
+      { external_id: 'CAT-3', category: 'Hats', category_id: 9 },
+      { external_id: 'CAT-4', category: 'Hats', category_id: [] },
+    ]);
+    const byId = async (query: string) => (await send('GET', `/api/data/products/?${query}`)).body.products.map((p: { external_id: string }) => p.external_id);
+    expect((await send('GET', '/api/data/products/?external_id=CAT-1')).body.products).toEqual([{ external_id: 'CAT-1', category: 'Boots, Trail', category_id: '112,113' }]);
+    expect((await send('GET', '/api/data/products/?external_id=CAT-2')).body.products).toEqual([{ external_id: 'CAT-2', category: 'Bags, Leather', category_id: '7, 8' }]);
+    expect((await send('GET', '/api/data/products/?external_id=CAT-3')).body.products).toEqual([{ external_id: 'CAT-3', category: 'Hats', category_id: '9' }]);
+    expect((await send('GET', '/api/data/products/?external_id=CAT-4')).body.products).toEqual([{ external_id: 'CAT-4', category: 'Hats' }]);
+    expect(await byId(`category=${encodeURIComponent('Boots, Trail')}`)).toEqual(['CAT-1']);
+    expect(await byId('category=Trail')).toEqual(['CAT-1']);
+    expect(await byId('category=Leather')).toEqual(['CAT-2']);
+    expect(await byId('category_id=113')).toEqual(['CAT-1']);
+    expect(await byId('category_id=8')).toEqual(['CAT-2']);
+    expect(await byId('category=Hats')).toEqual(['CAT-3', 'CAT-4']);
+    // Products imported before categories were strings are lists in the log: read the same way.
+    await api.rt.store.append(`import-${randomUUID()}`, [{ type: 'ProductsImported', data: { records: [{ external_id: 'CAT-OLD', category: ['Socks', 'Wool'], category_id: ['5'] }] } }]);
+    await eventually(async () => expect((await send('GET', '/api/data/products/?external_id=CAT-OLD')).body.products).toEqual([{ external_id: 'CAT-OLD', category: 'Socks, Wool', category_id: '5' }]));
+    // A bulk update matches categories alike, and a list it sets is joined as an import's.
+    const query = await send('POST', '/api/data/query/', { datatype: 'products', match: { category: 'Bags' }, update: { category: ['Bags', 'Travel'] } });
+    expect([query.status, query.body.matched]).toEqual([200, 1]);
+    await eventually(async () => expect((await send('GET', `/api/runs/${query.body.run_id}/`)).body.state).toBe('completed'));
+    expect((await send('GET', '/api/data/products/?external_id=CAT-2')).body.products).toEqual([{ external_id: 'CAT-2', category: 'Bags, Travel', category_id: '7, 8' }]);
   });
 
   it('pages product rows with next_url and accepts the /api/product/upload/ alias', async () => {

@@ -13,7 +13,10 @@ export const PRODUCTS_IMPORTED = 'ProductsImported';
 const MONEY_FIELDS = ['price', 'sale_price', 'lowest_price', 'price_before_campaign', 'highest_price'];
 const STRING_FIELDS = ['type', 'vendor', 'brand', 'title', 'description', 'unit', 'weight', 'ean', 'sku', 'shop_id', 'image', 'url', 'language'];
 const BOOLEAN_FIELDS = ['visible', 'exclude_from_recommendations', 'in_stock'];
-const LIST_FIELDS = ['category', 'category_id', 'recommendation_set_ids', 'tags', 'main_product_ids'];
+const LIST_FIELDS = ['recommendation_set_ids', 'tags', 'main_product_ids'];
+/** Strings in the spec, which some plugins send as lists: kept as sent, a list joined with ", " (README: products). */
+const JOINED_FIELDS = ['category', 'category_id'];
+export const JOINED_LIST_SEPARATOR = ', ';
 
 export type ProductRecord = Record<string, unknown> & { external_id: string };
 
@@ -29,10 +32,16 @@ function stockList(value: unknown): Array<{ shop_id: string; quantity: number }>
   });
 }
 
+/** A string kept as sent (numbers as their text); a list's items joined with ", " (empty ones left out). */
+export function joinedString(value: unknown): string | undefined {
+  if (!Array.isArray(value)) return coerceString(value, 10_000);
+  return (coerceList(value) ?? []).join(JOINED_LIST_SEPARATOR);
+}
+
 /**
  * Products as plugins send them: prices in cents (`3400.0` → 3400, `price: 0` for parent products,
- * `sale_price: 0` for no sale), categories and ids as arrays or comma-joined strings, main_product_ids
- * as integers, stock as [{shop_id, quantity}]; other keys kept. A row with a `language` is that
+ * `sale_price: 0` for no sale), category and category_id as the strings sent (a list joined), ids as
+ * arrays or comma-joined strings, main_product_ids as integers, stock as [{shop_id, quantity}]; other keys kept. A row with a `language` is that
  * language's variant of the product (README: per-language rows).
  */
 export function productImport(settings: Settings): ImportKind<ProductRecord> {
@@ -52,6 +61,7 @@ export function productImport(settings: Settings): ImportKind<ProductRecord> {
         else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, 10_000));
         else if (BOOLEAN_FIELDS.includes(key)) v = field(r, key, coerceBoolean);
         else if (LIST_FIELDS.includes(key)) v = value === '' ? [] : field(r, key, coerceList);
+        else if (JOINED_FIELDS.includes(key)) v = field(r, key, joinedString);
         else if (key === 'date') v = value === '' ? '' : field(r, key, (x) => coerceDateTime(x, settings.timezone));
         else if (key === 'stock') v = stockList(value);
         else v = value;
