@@ -12,7 +12,8 @@ import { SALES_QUERY_TABLE } from './sales.queries';
  */
 export const salesProjection: Projection = {
   name: 'sales',
-  version: 1,
+  // 2: a transaction's tags are `tags` (sent on its header row, or as sale_tags: sale_fields).
+  version: 2,
   eventTypes: [SALES_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [SALES_IMPORTED],
   batchSize: 20,
@@ -26,7 +27,7 @@ export const salesProjection: Projection = {
         if (!query) continue;
         const params: unknown[] = [JSON.stringify(query.update), e.createdAt, STATES_OUT_OF_STATISTICS];
         await tx.query(
-          `UPDATE sales SET data = jsonb_strip_empty(data || ($1::jsonb - 'is_deleted')), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
+          `UPDATE sales SET data = jsonb_strip_empty(data || sale_fields($1::jsonb - 'is_deleted')), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
                   sale_state = coalesce(nullif($1::jsonb->>'sale_state', ''), sale_state),
                   in_statistics = NOT (coalesce(nullif($1::jsonb->>'sale_state', ''), sale_state) = ANY ($3::text[])), updated_at = $2
             WHERE ${matchWhere(query.match, SALES_QUERY_TABLE, params)}`,
@@ -42,7 +43,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
   await tx.query(
     `CREATE TEMP TABLE sales_batch ON COMMIT DROP AS
      SELECT id, fields, last.rows, last.sale_total, at FROM (
-       SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(r.rec->'fields' ORDER BY c.position, r.n) AS fields,
+       SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(sale_fields(r.rec->'fields') ORDER BY c.position, r.n) AS fields,
               (array_agg(jsonb_build_object('rows', r.rec->'rows', 'sale_total', r.rec->'sale_total') ORDER BY c.position DESC, r.n DESC))[1] AS latest,
               max(c.at) AS at
          FROM ${page.from}

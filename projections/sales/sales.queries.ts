@@ -6,7 +6,7 @@ import { forgottenCondition } from '../customers/customers.queries';
 export const SALES_QUERY_TABLE: QueryTable = {
   table: 'sales',
   columns: { sale_external_id: { expr: 'sale_external_id' }, sale_state: { expr: 'sale_state' }, sale_customer_id: { expr: 'customer_external_id' }, sale_email: { expr: 'email', lower: true } },
-  lists: ['sale_coupon_codes', 'sale_tags'],
+  lists: ['sale_coupon_codes', 'tags'],
   live: 'NOT is_deleted',
 };
 
@@ -20,7 +20,7 @@ function saleView(r: { sale_external_id: string; data: Record<string, unknown>; 
 /**
  * A page of transactions in sale_external_id order after a cursor. Filters: sale_state,
  * sale_customer_id, sale_email, `from`/`to` (sale_date bounds), equality on any other
- * transaction-level field (company fields included; lists: contains).
+ * transaction-level field (company fields included; lists, the transaction's tags among them: contains).
  */
 export async function listSales(
   pool: Pool,
@@ -35,9 +35,10 @@ export async function listSales(
   if (options.after !== undefined) where.push(`s.sale_external_id > ${p(options.after)}`);
   if (options.from !== undefined) where.push(`s.sale_date >= ${p(options.from)}::timestamptz`);
   if (options.to !== undefined) where.push(`s.sale_date < ${p(options.to)}::timestamptz`);
-  for (const [key, value] of Object.entries(options.filters ?? {})) {
+  for (const [name, value] of Object.entries(options.filters ?? {})) {
+    const key = name === 'sale_tags' ? 'tags' : name; // the transaction's tags, as they were called here before
     if (COLUMN_FILTERS[key]) where.push(`s.${COLUMN_FILTERS[key]} = ${key === 'sale_email' ? `lower(${p(value)})` : p(value)}`);
-    else if (key === 'sale_coupon_codes' || key === 'sale_tags') where.push(`s.data->${p(key)} ? ${p(value)}`);
+    else if (key === 'sale_coupon_codes' || key === 'tags') where.push(`s.data->${p(key)} ? ${p(value)}`);
     else where.push(`s.data->>${p(key)} = ${p(value)}`);
   }
   const { rows } = await pool.query(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { customersProjection, productsProjection, rebuildProjection, salesProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
@@ -52,6 +53,26 @@ describe('sales over HTTP', () => {
       ],
     });
     expect((await send('GET', '/api/data/sales/?ACME__channel=web')).body.sales.map((s: Json) => s.sale_external_id)).toEqual(['M-1']);
+  });
+
+  it('reads tags on a header row as the transaction\'s tags and tags on a product row as the row\'s', async () => {
+    const answer = await importSales([
+      { sale_external_id: 'T-1', product_id: 'P1', quantity: 1, unit_price: 1000, tags: ['gift-wrap'] },
+      { sale_external_id: 'T-1', sale_date: '2024-08-01', sale_customer_id: 'C1', tags: 'b2b, campaign', gift_message: 'Happy birthday' },
+      { sale_external_id: 'T-2', sale_date: '2024-08-01', sale_customer_id: 'C1', sale_tags: ['legacy'], product_id: 'P1', quantity: 1, unit_price: 100 },
+    ]);
+    // What a header row carries besides the transaction's fields and tags has no row to go to: said, not dropped silently.
+    expect(answer.warnings).toEqual([{ index: 1, field: 'gift_message', code: 'ignored_field', message: expect.stringContaining('left out') }]);
+    expect(await sale('T-1')).toEqual({
+      sale_external_id: 'T-1', sale_date: '2024-08-01T00:00:00Z', sale_customer_id: 'C1', sale_state: 'COMPLETE', sale_total: 1000, tags: ['b2b', 'campaign'],
+      products: [{ product_id: 'P1', quantity: 1, unit_price: 1000, discount: 0, total: 1000, tags: ['gift-wrap'] }],
+    });
+    expect(await sale('T-2')).toMatchObject({ tags: ['legacy'], products: [{ product_id: 'P1', total: 100 }] });
+    const ids = async (query: string) => (await send('GET', `/api/data/sales/?${query}`)).body.sales.map((s: Json) => s.sale_external_id);
+    expect([await ids('tags=campaign'), await ids('sale_tags=legacy'), await ids('tags=gift-wrap')]).toEqual([['T-1'], ['T-2'], []]);
+    // Imports from before kept the transaction's tags as sale_tags in the log: read the same way.
+    await api.rt.store.append(`import-${randomUUID()}`, [{ type: 'SalesImported', data: { records: [{ sale_external_id: 'T-OLD', fields: { sale_date: '2024-08-01T00:00:00Z', sale_customer_id: 'C1', sale_tags: ['old'] }, rows: [] }] } }]);
+    await eventually(async () => expect(await ids('tags=old')).toEqual(['T-OLD']));
   });
 
   it('converts prices from the sale currency and rounds quantities half-up to two decimals', async () => {

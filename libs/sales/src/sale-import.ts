@@ -37,6 +37,8 @@ interface ValidatedRow {
   row: Record<string, unknown>;
   item: boolean;
   unknownState?: string;
+  /** Row-level keys of a row without a product, which has no row to keep them (a warning each). */
+  leftOut?: string[];
 }
 
 const MONEY_FIELDS = ['sale_discount', 'sale_shipping', 'sale_shipping_in_currency', 'sale_total'];
@@ -86,7 +88,8 @@ function validateRow(r: Record<string, unknown>, settings: Settings): ValidatedR
       fields[key] = rate;
     } else if (MONEY_FIELDS.includes(key)) fields[key] = field(r, key, coerceMoney);
     else if (STRING_FIELDS.includes(key)) fields[key] = field(r, key, (v) => coerceString(v, 1000))?.trim() || undefined;
-    else if (key === 'sale_coupon_codes' || key === 'sale_tags') fields[key] = field(r, key, coerceList);
+    else if (key === 'sale_coupon_codes') fields[key] = field(r, key, coerceList);
+    else if (key === 'sale_tags') fields.tags = field(r, key, coerceList); // read as the transaction's tags (the spec's name)
     else if (key === 'sale_state') {
       const s = field(r, key, (v) => coerceString(v, 64))?.trim();
       if (s) {
@@ -107,10 +110,16 @@ function validateRow(r: Record<string, unknown>, settings: Settings): ValidatedR
   if (!item && (row.quantity !== undefined || row.unit_price !== undefined || row.unit_price_in_currency !== undefined)) {
     throw new RecordProblem('product_id', 'required', 'a row with a quantity or price needs product_id (or product_sku / product_ean)');
   }
+  let leftOut: string[] | undefined;
+  if (!item) {
+    // A header row (Magento's): its tags are the transaction's; it has no row for anything else.
+    if (row.tags !== undefined) fields.tags = row.tags;
+    leftOut = Object.keys(row).filter((k) => k !== 'tags');
+  }
   if (typeof fields.sale_email === 'string' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(fields.sale_email)) {
     throw new RecordProblem('sale_email', 'invalid_email', `"${fields.sale_email}" is not an e-mail address`);
   }
-  return { sale_external_id: id, fields, row, item, unknownState };
+  return { sale_external_id: id, fields, row, item, unknownState, ...(leftOut?.length ? { leftOut } : {}) };
 }
 
 /**
@@ -197,6 +206,9 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
           for (const r of rows) {
             if (r.record.unknownState) {
               warnings.push({ index: r.index, field: 'sale_state', code: 'unknown_state', message: `"${r.record.unknownState}" is not a known sale state; kept as sent and counted in statistics` });
+            }
+            for (const key of r.record.leftOut ?? []) {
+              warnings.push({ index: r.index, field: key, code: 'ignored_field', message: `${key} belongs to a row with a product; a row without product_id, product_sku or product_ean carries only the transaction's fields and tags, so it was left out` });
             }
           }
         } catch (err) {
