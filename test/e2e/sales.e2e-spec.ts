@@ -89,6 +89,27 @@ describe('sales over HTTP', () => {
     });
   });
 
+  it('uses prices in the sale currency instead of the default-currency ones, and says when both were sent and disagree', async () => {
+    const answer = await importSales([
+      { sale_external_id: 'FX-2', product_id: 'P1', quantity: 1, unit_price: 1200, unit_price_in_currency: 2300 },
+      { sale_external_id: 'FX-2', product_id: 'P2', quantity: 2, unit_price: 101, unit_price_in_currency: 1150 },
+      { sale_external_id: 'FX-2', sale_date: '2024-08-02', sale_customer_id: 'C1', sale_currency: 'SEK', sale_exchange_rate: 11.5, sale_shipping: 500, sale_shipping_in_currency: 2300 },
+    ]);
+    // 2300 / 11.5 = 200 in place of 1200 (said); 1150 / 11.5 = 100 in place of 101 (within a cent); shipping 200 in place of 500 (said).
+    expect(answer.warnings).toEqual([
+      { index: 2, field: 'sale_shipping', code: 'currency_mismatch', message: expect.stringContaining('200 is used') },
+      { index: 0, field: 'unit_price', code: 'currency_mismatch', message: expect.stringContaining('200 is used') },
+    ]);
+    expect((await send('GET', `/api/runs/${answer.run_id}/`)).body.warnings).toEqual(answer.warnings);
+    expect(await sale('FX-2')).toMatchObject({
+      sale_shipping: 200, sale_shipping_in_currency: 2300, sale_total: 400,
+      products: [
+        { product_id: 'P1', unit_price: 200, unit_price_in_currency: 2300, total: 200 },
+        { product_id: 'P2', unit_price: 100, unit_price_in_currency: 1150, total: 200 },
+      ],
+    });
+  });
+
   it('counts a returned row as nothing, maps state aliases, and leaves cancelled sales out of statistics', async () => {
     await importSales([
       { sale_external_id: 'R-1', sale_date: '2024-08-03', sale_customer_id: 'C1', product_id: 'P1', quantity: 1, unit_price: 2500 },

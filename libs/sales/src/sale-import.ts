@@ -60,6 +60,16 @@ export function roundQuantity(q: number): number {
 
 const roundCents = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
 
+/**
+ * A price sent in the sale's currency, used instead of the default-currency one (the spec's
+ * `unit_price_in_currency`, `sale_shipping_in_currency`): divided by the exchange rate and rounded to
+ * the cent. `disagrees` when a default-currency price was sent too and is more than a cent away.
+ */
+export function fromSaleCurrency(inCurrency: number, rate: number, sent?: number): { cents: number; disagrees: boolean } {
+  const cents = roundCents(inCurrency / rate);
+  return { cents, disagrees: sent !== undefined && Math.abs(sent - cents) > 1 };
+}
+
 function validateRow(r: Record<string, unknown>, settings: Settings): ValidatedRow {
   const id = field(r, 'sale_external_id', coerceId);
   if (id === undefined) throw new RecordProblem('sale_external_id', 'required', 'sale_external_id is required on every row');
@@ -181,16 +191,26 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
           continue;
         }
         const rate = fields.sale_exchange_rate as number | undefined;
-        const inCurrency = (name: string, cents: unknown) => {
+        const converted: RecordError[] = [];
+        // `*_in_currency` is used instead of the default-currency price; one sent too that disagrees is said.
+        const inCurrency = (index: number, name: string, target: string, o: Record<string, unknown>) => {
+          if (o[name] === undefined) return;
           if (rate === undefined) throw new RecordProblem(name, 'invalid_currency', `${name} needs sale_currency and sale_exchange_rate in the same import`);
-          return roundCents((cents as number) / rate);
+          const sent = o[target] as number | undefined;
+          const { cents, disagrees } = fromSaleCurrency(o[name] as number, rate, sent);
+          if (disagrees) {
+            converted.push({ index, field: target, code: 'currency_mismatch', message: `${target} ${sent} disagrees with ${name} ${o[name]} / sale_exchange_rate ${rate} = ${cents} by more than a cent; ${cents} is used` });
+          }
+          o[target] = cents;
         };
         try {
-          if (fields.sale_shipping_in_currency !== undefined && fields.sale_shipping === undefined) fields.sale_shipping = inCurrency('sale_shipping_in_currency', fields.sale_shipping_in_currency);
+          // The row that sent the sale's shipping in its currency (the last one: a later row wins).
+          const shippingRow = rows.findLast((r) => r.record.fields.sale_shipping_in_currency !== undefined);
+          inCurrency(shippingRow?.index ?? rows[0].index, 'sale_shipping_in_currency', 'sale_shipping', fields);
           if (typeof fields.sale_discount === 'number') fields.sale_discount = Math.abs(fields.sale_discount);
           const items = rows.filter((r) => r.record.item).map((r) => {
             const row = { ...r.record.row };
-            if (row.unit_price === undefined && row.unit_price_in_currency !== undefined) row.unit_price = inCurrency('unit_price_in_currency', row.unit_price_in_currency);
+            inCurrency(r.index, 'unit_price_in_currency', 'unit_price', row);
             if (row.unit_price === undefined && fields.sale_total === undefined) {
               throw new RecordProblem('unit_price', 'required', 'unit_price is required on each row unless sale_total is sent');
             }
@@ -203,6 +223,7 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
           });
           const { sale_total: saleTotal, ...rest } = fields;
           records.push({ sale_external_id: id, fields: rest, rows: items, ...(saleTotal !== undefined ? { sale_total: saleTotal as number } : {}) });
+          warnings.push(...converted);
           for (const r of rows) {
             if (r.record.unknownState) {
               warnings.push({ index: r.index, field: 'sale_state', code: 'unknown_state', message: `"${r.record.unknownState}" is not a known sale state; kept as sent and counted in statistics` });
