@@ -8,12 +8,14 @@ import { SALES_QUERY_TABLE } from './sales.queries';
 
 /**
  * Set-based: the page's transaction records in a temporary table; per transaction the fields are
- * merged in log order, the rows and the sent sale_total are the latest import's; one upsert.
+ * merged in log order, the rows, the sent sale_total and the state (COMPLETE when it sends none) are
+ * the latest import's; one upsert.
  */
 export const salesProjection: Projection = {
   name: 'sales',
   // 2: a transaction's tags are `tags` (sent on its header row, or as sale_tags: sale_fields).
-  version: 2,
+  // 3: the state is the latest import's (COMPLETE when it sends none); data no longer keeps it.
+  version: 3,
   eventTypes: [SALES_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [SALES_IMPORTED],
   batchSize: 20,
@@ -27,7 +29,7 @@ export const salesProjection: Projection = {
         if (!query) continue;
         const params: unknown[] = [JSON.stringify(query.update), e.createdAt, STATES_OUT_OF_STATISTICS];
         await tx.query(
-          `UPDATE sales SET data = jsonb_strip_empty(data || sale_fields($1::jsonb - 'is_deleted')), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
+          `UPDATE sales SET data = jsonb_strip_empty(data || (sale_fields($1::jsonb - 'is_deleted') - 'sale_state')), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
                   sale_state = coalesce(nullif($1::jsonb->>'sale_state', ''), sale_state),
                   in_statistics = NOT (coalesce(nullif($1::jsonb->>'sale_state', ''), sale_state) = ANY ($3::text[])), updated_at = $2
             WHERE ${matchWhere(query.match, SALES_QUERY_TABLE, params)}`,
@@ -42,24 +44,25 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
   const page = pageRecords(events, '$1');
   await tx.query(
     `CREATE TEMP TABLE sales_batch ON COMMIT DROP AS
-     SELECT id, fields, last.rows, last.sale_total, at FROM (
-       SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(sale_fields(r.rec->'fields') ORDER BY c.position, r.n) AS fields,
-              (array_agg(jsonb_build_object('rows', r.rec->'rows', 'sale_total', r.rec->'sale_total') ORDER BY c.position DESC, r.n DESC))[1] AS latest,
+     SELECT id, fields, last.rows, last.sale_total, last.sale_state, at FROM (
+       SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(sale_fields(r.rec->'fields') - 'sale_state' ORDER BY c.position, r.n) AS fields,
+              (array_agg(jsonb_build_object('rows', r.rec->'rows', 'sale_total', r.rec->'sale_total', 'sale_state', r.rec->'fields'->'sale_state')
+                         ORDER BY c.position DESC, r.n DESC))[1] AS latest,
               max(c.at) AS at
          FROM ${page.from}
         GROUP BY 1) g,
-     LATERAL (SELECT g.latest->'rows' AS rows, (g.latest->>'sale_total')::bigint AS sale_total) last`,
+     LATERAL (SELECT g.latest->'rows' AS rows, (g.latest->>'sale_total')::bigint AS sale_total, coalesce(g.latest->>'sale_state', 'COMPLETE') AS sale_state) last`,
     [page.json],
   );
   await queryByIndex(
     tx,
     `INSERT INTO sales AS s (sale_external_id, data, products, sale_total, sale_state, sale_date, customer_external_id, phone, email, in_statistics, created_at, updated_at)
      SELECT b.id, m.data, b.rows, coalesce(b.sale_total, (SELECT coalesce(sum((x->>'total')::bigint), 0) FROM jsonb_array_elements(b.rows) x) - coalesce((m.data->>'sale_discount')::bigint, 0)),
-            coalesce(m.data->>'sale_state', 'COMPLETE'), (m.data->>'sale_date')::timestamptz, m.data->>'sale_customer_id', m.data->>'$phone', m.data->>'sale_email',
-            NOT (coalesce(m.data->>'sale_state', 'COMPLETE') = ANY ($1::text[])), b.at, b.at
+            b.sale_state, (m.data->>'sale_date')::timestamptz, m.data->>'sale_customer_id', m.data->>'$phone', m.data->>'sale_email',
+            NOT (b.sale_state = ANY ($1::text[])), b.at, b.at
        FROM sales_batch b
        LEFT JOIN sales old ON old.sale_external_id = b.id
-      CROSS JOIN LATERAL (SELECT jsonb_strip_empty(coalesce(old.data, '{}'::jsonb) || b.fields) AS data) m
+      CROSS JOIN LATERAL (SELECT jsonb_strip_empty(coalesce(old.data - 'sale_state', '{}'::jsonb) || b.fields) AS data) m
      ON CONFLICT (sale_external_id) DO UPDATE SET data = excluded.data, products = excluded.products, sale_total = excluded.sale_total,
             sale_state = excluded.sale_state, sale_date = excluded.sale_date, customer_external_id = excluded.customer_external_id,
             phone = excluded.phone, email = excluded.email, in_statistics = excluded.in_statistics, updated_at = excluded.updated_at`,

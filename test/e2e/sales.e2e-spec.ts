@@ -148,6 +148,24 @@ describe('sales over HTTP', () => {
     expect((await sale('RE-1')).sale_total).toBe(777);
   });
 
+  it('takes a transaction\'s state from its latest import: one that sends none is COMPLETE, the spec\'s default', async () => {
+    const inStatistics = async (id: string) => (await api.rt.pool.query(`SELECT in_statistics FROM sales WHERE sale_external_id = $1`, [id])).rows[0].in_statistics;
+    await importSales([{ sale_external_id: 'ST-1', sale_date: '2024-08-05', sale_customer_id: 'C1', sale_state: 'CANCELED', product_id: 'P1', quantity: 1, unit_price: 500 }]);
+    expect([(await sale('ST-1')).sale_state, await inStatistics('ST-1')]).toEqual(['CANCELLED', false]);
+    // Re-sent without a state (the order placed again, a row added): COMPLETE, and counted again.
+    await importSales([{ sale_external_id: 'ST-1', product_id: 'P1', quantity: 2, unit_price: 500 }]);
+    expect(await sale('ST-1')).toMatchObject({ sale_state: 'COMPLETE', sale_total: 1000, sale_date: '2024-08-05T00:00:00Z', sale_customer_id: 'C1' });
+    expect(await inStatistics('ST-1')).toBe(true);
+    // A bulk update's state holds until the next import, which supplies the state again.
+    const query = await send('POST', '/api/data/query/', { datatype: 'sales', match: { sale_external_id: 'ST-1' }, update: { sale_state: 'on-hold' } });
+    await eventually(async () => expect((await send('GET', `/api/runs/${query.body.run_id}/`)).body.state).toBe('completed'));
+    expect((await sale('ST-1')).sale_state).toBe('HOLDED');
+    await importSales([{ sale_external_id: 'ST-1', product_id: 'P1', quantity: 1, unit_price: 500 }, { sale_external_id: 'ST-1', sale_state: 'processing' }]);
+    expect((await sale('ST-1')).sale_state).toBe('PROCESSING');
+    await importSales([{ sale_external_id: 'ST-1', product_id: 'P1', quantity: 1, unit_price: 500 }]);
+    expect((await sale('ST-1')).sale_state).toBe('COMPLETE');
+  });
+
   it('finds the earlier import of a transaction even when it was sent a moment ago', async () => {
     const first = await send('POST', '/api/sales/upload/', { sales: [{ sale_external_id: 'RYW-1', sale_date: '2024-08-09', sale_customer_id: 'C1', product_id: 'P1', quantity: 1, unit_price: 100 }] });
     expect(first.status).toBe(200);
