@@ -9,7 +9,8 @@ import { EVENTS_QUERY_TABLE } from './events.queries';
 /** Set-based: the page's new events in one INSERT, then its deletions in one UPDATE (ids come from retrieval, so a deletion follows its event). */
 export const eventsProjection: Projection = {
   name: 'events',
-  version: 1,
+  // 2: an index of shipments by sale_id (a sale shows its ORDER_SHIPPED events).
+  version: 2,
   eventTypes: [EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [EVENTS_IMPORTED],
   batchSize: 20,

@@ -14,6 +14,23 @@ export const EVENTS_QUERY_TABLE: QueryTable = {
 const COLUMN_FILTERS: Record<string, string> = { type: 'type', customer_id: 'customer_external_id', email: 'email', customer_token: 'customer_token' };
 
 /**
+ * SQL of what retrieval shows of an event (`e` a row of customer_events). An event of a forgotten
+ * customer shows only what is not personal. An event naming its product by product_ean alone shows
+ * the product it was linked to as product_id; an ORDER_SHIPPED event whose sale_id names a transaction
+ * shows it as `sale` ({sale_external_id, sale_date, sale_state, sale_total}; links are made when read).
+ */
+export function eventViewSql(e: string): string {
+  return `CASE WHEN ${forgottenCondition({ externalId: `${e}.customer_external_id`, phone: `${e}.phone`, email: `${e}.email` })}
+               THEN jsonb_build_object('id', ${e}.id, 'type', ${e}.type, 'date', ${e}.data->'date', 'is_forgotten', true)
+               ELSE ${e}.data
+                 || CASE WHEN ${e}.data ? 'product_id' OR NOT ${e}.data ? 'product_ean' THEN '{}'
+                         ELSE coalesce((SELECT jsonb_build_object('product_id', l.external_id) FROM product_links l WHERE l.sku = '' AND l.ean = ${e}.data->>'product_ean'), '{}') END
+                 || CASE WHEN ${e}.type <> 'ORDER_SHIPPED' OR NOT ${e}.data ? 'sale_id' OR ${e}.data ? 'sale' THEN '{}'
+                         ELSE coalesce((SELECT jsonb_build_object('sale', jsonb_build_object('sale_external_id', s.sale_external_id, 'sale_date', s.data->'sale_date', 'sale_state', s.sale_state, 'sale_total', s.sale_total))
+                                          FROM sales s WHERE s.sale_external_id = ${e}.data->>'sale_id' AND NOT s.is_deleted), '{}') END END`;
+}
+
+/**
  * A page of live events in id order after a cursor. Filters: `type`, `customer_id`, `email`,
  * `phone_number` (normalised form or as sent), `customer_token`, `customer` (a customer's
  * external_id: every event naming any of its identifiers), `from`/`to` (date bounds), and equality
@@ -42,14 +59,7 @@ export async function listEvents(
     else where.push(`e.data->>${p(key)} = ${p(value)}`);
   }
   const { rows } = await pool.query<{ id: number; data: Record<string, unknown> }>(
-    // An event naming its product by product_ean alone shows the product it was linked to as product_id.
-    // An event of a forgotten customer shows only what is not personal.
-    `SELECT e.id, CASE WHEN ${forgottenCondition({ externalId: 'e.customer_external_id', phone: 'e.phone', email: 'e.email' })}
-                       THEN jsonb_build_object('id', e.id, 'type', e.type, 'date', e.data->'date', 'is_forgotten', true)
-                       WHEN e.data ? 'product_id' OR NOT e.data ? 'product_ean' THEN e.data
-                       ELSE e.data || coalesce((SELECT jsonb_build_object('product_id', l.external_id) FROM product_links l
-                                                 WHERE l.sku = '' AND l.ean = e.data->>'product_ean'), '{}') END AS data
-       FROM customer_events e WHERE ${where.join(' AND ')} ORDER BY e.id LIMIT $1`,
+    `SELECT e.id, ${eventViewSql('e')} AS data FROM customer_events e WHERE ${where.join(' AND ')} ORDER BY e.id LIMIT $1`,
     params,
   );
   return rows.map((r) => ({ id: r.id, event: r.data }));

@@ -12,9 +12,23 @@ export const SALES_QUERY_TABLE: QueryTable = {
 
 const COLUMN_FILTERS: Record<string, string> = { sale_state: 'sale_state', sale_customer_id: 'customer_external_id', sale_email: 'email', sale_external_id: 'sale_external_id' };
 
-/** What retrieval shows of a transaction: its fields, state and total, and its rows as `products` (product_id filled in from product linking). */
-function saleView(r: { sale_external_id: string; data: Record<string, unknown>; products: Array<Record<string, unknown>>; sale_total: number; sale_state: string }) {
-  return { sale_external_id: r.sale_external_id, ...r.data, sale_state: r.sale_state, sale_total: r.sale_total, products: r.products };
+/**
+ * SQL of what retrieval shows of a transaction (`s` a row of sales): its fields (without the buyer's
+ * identifiers when they are a forgotten customer's), state and total, its rows as `products`
+ * (product_id filled in from product linking), and `shipments`, the ORDER_SHIPPED events naming it
+ * by sale_id (links are made when read), when there are any.
+ */
+export function saleViewSql(s: string): string {
+  return `(jsonb_build_object('sale_external_id', ${s}.sale_external_id)
+    || CASE WHEN ${forgottenCondition({ externalId: `${s}.customer_external_id`, phone: `${s}.phone`, email: `${s}.email` })}
+            THEN ${s}.data - ARRAY['sale_customer_id', 'sale_email', 'sale_phone_number', '$phone'] || '{"is_forgotten": true}' ELSE ${s}.data - '$phone' END
+    || jsonb_build_object('sale_state', ${s}.sale_state, 'sale_total', ${s}.sale_total, 'products', (
+         SELECT coalesce(jsonb_agg(CASE WHEN x ? 'product_id' OR l.external_id IS NULL THEN x ELSE x || jsonb_build_object('product_id', l.external_id) END ORDER BY o), '[]')
+           FROM jsonb_array_elements(${s}.products) WITH ORDINALITY AS r(x, o)
+           LEFT JOIN product_links l ON NOT x ? 'product_id' AND l.sku = coalesce(x->>'product_sku', '') AND l.ean = coalesce(x->>'product_ean', '')))
+    || coalesce((SELECT jsonb_build_object('shipments', jsonb_agg(jsonb_strip_nulls(jsonb_build_object('id', e.id, 'date', e.data->'date', 'tracking_number', e.data->'tracking_number')) ORDER BY e.id))
+                   FROM customer_events e WHERE e.type = 'ORDER_SHIPPED' AND e.data->>'sale_id' = ${s}.sale_external_id AND e.data ? 'sale_id' AND NOT e.is_deleted
+                  HAVING count(*) > 0), '{}'))`;
 }
 
 /**
@@ -41,17 +55,11 @@ export async function listSales(
     else if (key === 'sale_coupon_codes' || key === 'tags') where.push(`s.data->${p(key)} ? ${p(value)}`);
     else where.push(`s.data->>${p(key)} = ${p(value)}`);
   }
-  const { rows } = await pool.query(
-    `SELECT s.sale_external_id, s.sale_total, s.sale_state,
-            CASE WHEN ${forgottenCondition({ externalId: 's.customer_external_id', phone: 's.phone', email: 's.email' })}
-                 THEN s.data - ARRAY['sale_customer_id', 'sale_email', 'sale_phone_number', '$phone'] || '{"is_forgotten": true}' ELSE s.data - '$phone' END AS data,
-            (SELECT coalesce(jsonb_agg(CASE WHEN x ? 'product_id' OR l.external_id IS NULL THEN x ELSE x || jsonb_build_object('product_id', l.external_id) END ORDER BY o), '[]')
-               FROM jsonb_array_elements(s.products) WITH ORDINALITY AS r(x, o)
-               LEFT JOIN product_links l ON NOT x ? 'product_id' AND l.sku = coalesce(x->>'product_sku', '') AND l.ean = coalesce(x->>'product_ean', '')) AS products
-       FROM sales s WHERE ${where.join(' AND ')} ORDER BY s.sale_external_id LIMIT $1`,
+  const { rows } = await pool.query<{ sale_external_id: string; sale: Record<string, unknown> }>(
+    `SELECT s.sale_external_id, ${saleViewSql('s')} AS sale FROM sales s WHERE ${where.join(' AND ')} ORDER BY s.sale_external_id LIMIT $1`,
     params,
   );
-  return rows.map((r) => ({ id: r.sale_external_id as string, sale: saleView(r) }));
+  return rows.map((r) => ({ id: r.sale_external_id, sale: r.sale }));
 }
 
 /** For these transactions: whether an earlier import gave them a date and a customer. */

@@ -1,4 +1,4 @@
-import { customersProjection, eventsProjection, productsProjection, rebuildProjection } from '#mds/projections';
+import { customersProjection, eventsProjection, productsProjection, rebuildProjection, salesProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { followPages } from '../support/paging';
@@ -10,7 +10,7 @@ describe('customer events over HTTP', () => {
   let token: string;
 
   beforeAll(async () => {
-    api = await startTestApi({ projections: [customersProjection, productsProjection, eventsProjection] });
+    api = await startTestApi({ projections: [customersProjection, productsProjection, eventsProjection, salesProjection] });
     token = (await seedUserToken(api.rt, 'events', ['admin'])).token;
   });
   afterAll(async () => {
@@ -115,6 +115,37 @@ describe('customer events over HTTP', () => {
     ]);
     expect(await customer('?external_id=SUB-1')).toEqual([expect.objectContaining({ can_email: false, mailing_lists: [] })]);
     expect(await customer('?external_id=SUB-2')).toEqual([expect.objectContaining({ can_sms: false })]);
+  });
+
+  it('links an ORDER_SHIPPED event to the transaction its sale_id names, readable from the sale and from the event; an unknown sale_id is a warning', async () => {
+    const sales = async (rows: Json[]) => completed(await send('POST', '/api/sales/upload/', { sales: rows }));
+    const saleOf = async (id: string) => (await send('GET', `/api/data/sales/?sale_external_id=${id}`)).body.sales[0] as Json;
+    await sales([{ sale_external_id: 'SHIP-1', sale_date: '2024-03-02', sale_customer_id: 'SHIP-C', product_id: 'P1', quantity: 1, unit_price: 1000 }]);
+    const answer = await importEvents({ events: [
+      { type: 'ORDER_SHIPPED', date: '2024-03-03T08:00:00Z', customer_id: 'SHIP-C', sale_id: 'SHIP-1', tracking_number: 'JJD01' },
+      { type: 'ORDER_SHIPPED', date: '2024-03-04T08:00:00Z', customer_id: 'SHIP-C', sale_id: 'SHIP-2', tracking_number: 'JJD02' },
+      { type: 'ORDER_SHIPPED', date: '2024-03-05T08:00:00Z', customer_id: 'SHIP-C', sale_id: 'SHIP-1', tracking_number: 'JJD03' },
+    ] });
+    expect(answer).toMatchObject({ accepted: 3, rejected: 0, errors: [] });
+    expect(answer.warnings).toEqual([{ index: 1, field: 'sale_id', code: 'unknown_sale', message: expect.stringContaining('"SHIP-2"') }]);
+    expect((await send('GET', `/api/runs/${answer.run_id}/`)).body.warnings).toEqual(answer.warnings);
+    const shipped = await events('?customer_id=SHIP-C');
+    expect(shipped.map((e) => e.sale)).toEqual([
+      { sale_external_id: 'SHIP-1', sale_date: '2024-03-02T00:00:00Z', sale_state: 'COMPLETE', sale_total: 1000 },
+      undefined,
+      { sale_external_id: 'SHIP-1', sale_date: '2024-03-02T00:00:00Z', sale_state: 'COMPLETE', sale_total: 1000 },
+    ]);
+    expect((await saleOf('SHIP-1')).shipments).toEqual([
+      { id: shipped[0].id, date: '2024-03-03T08:00:00Z', tracking_number: 'JJD01' },
+      { id: shipped[2].id, date: '2024-03-05T08:00:00Z', tracking_number: 'JJD03' },
+    ]);
+    expect((await events('?sale_id=SHIP-1')).map((e) => e.tracking_number)).toEqual(['JJD01', 'JJD03']);
+    // The sale a shipment named before it was imported is linked once it is; a deleted shipment leaves the sale.
+    await sales([{ sale_external_id: 'SHIP-2', sale_date: '2024-03-01', sale_customer_id: 'SHIP-C', sale_state: 'processing', product_id: 'P1', quantity: 1, unit_price: 500 }]);
+    expect((await events('?sale_id=SHIP-2'))[0].sale).toEqual({ sale_external_id: 'SHIP-2', sale_date: '2024-03-01T00:00:00Z', sale_state: 'PROCESSING', sale_total: 500 });
+    expect((await saleOf('SHIP-2')).shipments).toEqual([{ id: shipped[1].id, date: '2024-03-04T08:00:00Z', tracking_number: 'JJD02' }]);
+    await importEvents([{ id: shipped[0].id, is_deleted: true }]);
+    expect((await saleOf('SHIP-1')).shipments.map((s: Json) => s.tracking_number)).toEqual(['JJD03']);
   });
 
   it('keeps events of unknown customers and links them once the customer arrives', async () => {

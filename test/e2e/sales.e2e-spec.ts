@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { customersProjection, productsProjection, rebuildProjection, salesProjection } from '#mds/projections';
+import { customersProjection, eventsProjection, productsProjection, rebuildProjection, salesProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { followPages } from '../support/paging';
@@ -11,7 +11,7 @@ describe('sales over HTTP', () => {
   let token: string;
 
   beforeAll(async () => {
-    api = await startTestApi({ projections: [customersProjection, productsProjection, salesProjection] });
+    api = await startTestApi({ projections: [customersProjection, productsProjection, salesProjection, eventsProjection] });
     token = (await seedUserToken(api.rt, 'sales', ['staff'])).token;
   });
   afterAll(async () => {

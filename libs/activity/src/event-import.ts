@@ -45,6 +45,8 @@ export interface EventImportDeps {
   store: EventStore;
   /** Which of these event ids exist (deleted or not): deletions of unknown ids are record errors. */
   knownEventIds(ids: number[]): Promise<Set<number>>;
+  /** Which of these sale_external_ids a sale has: a shipment naming none is kept with a warning. */
+  knownSales(ids: string[]): Promise<{ has(id: string): boolean }>;
   actor: string;
 }
 
@@ -121,6 +123,19 @@ function validateDeletion(r: Record<string, unknown>): EventDeletion {
 }
 
 /**
+ * An ORDER_SHIPPED event's sale_id names the transaction it ships (its sale_external_id): one that no
+ * sale has is kept, and linked once such a sale is imported (links are made when read), with a warning.
+ */
+async function unknownSales(accepted: Array<{ index: number; record: EventRecord | EventDeletion }>, deps: EventImportDeps): Promise<RecordError[]> {
+  const shipments = accepted.flatMap((a) => (!isDeletion(a.record) && a.record.type === 'ORDER_SHIPPED' && typeof a.record.sale_id === 'string' ? [{ index: a.index, saleId: a.record.sale_id }] : []));
+  if (shipments.length === 0) return [];
+  const known = await deps.knownSales([...new Set(shipments.map((s) => s.saleId))]);
+  return shipments
+    .filter((s) => !known.has(s.saleId))
+    .map((s) => ({ index: s.index, field: 'sale_id', code: 'unknown_sale', message: `no sale has sale_external_id "${s.saleId}" (yet): the shipment is kept, and linked to that sale once it is imported` }));
+}
+
+/**
  * Customer events as plugins send them. A record is either a new event (type, date, a customer
  * identifier, the type's required fields; company fields and other keys kept) or a deletion
  * `{id, is_deleted: true}`. New events get their integer `id` here, in the command, from the
@@ -146,10 +161,11 @@ export function eventImport(settings: Settings, deps: EventImportDeps): ImportKi
         errors.push({ index: a.index, field: 'id', code: 'not_found', message: `no event has id ${a.record.id}` });
         return false;
       });
+      const warnings = await unknownSales(kept, deps);
       const newCount = kept.filter((a) => !isDeletion(a.record)).length;
       let next = newCount > 0 ? await reserveIds(deps.store, 'events', newCount, deps.actor) : 0;
       const records = kept.map((a) => (isDeletion(a.record) ? a.record : { id: next++, ...a.record }));
-      return { records, errors, warnings: [] };
+      return { records, errors, warnings };
     },
   };
 }
