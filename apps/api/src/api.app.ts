@@ -4,7 +4,7 @@ import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
-import { redactUrl } from '#mds/platform';
+import { DatabaseWatch, redactUrl } from '#mds/platform';
 import type { Runtime } from '#mds/runtime';
 import { ensureProjectionTables, PROJECTIONS } from '#mds/projections';
 import { installAuthentication } from './access/authentication.hook';
@@ -14,7 +14,9 @@ import { TokenResolver } from './access/token-resolver';
 import { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module';
 import { ServiceMetrics } from './metrics/metrics';
 import { ErrorEnvelopeFilter } from './platform/error-envelope';
+import { installDatabaseGuard } from './platform/database-guard';
 import { installJsonBody } from './platform/json-body';
+import { clientErrorHandler, installRequestLimits } from './platform/request-limits';
 import { PinoNestLogger } from './platform/nest-logger';
 import { RequestValidationPipe } from './platform/request-validation';
 
@@ -32,6 +34,8 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
     // One structured line a request is written by the onResponse hook below (with the URL redacted).
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
+    // Requests Node's parser refuses (header floods, a broken request line) get the envelope too.
+    clientErrorHandler,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -49,6 +53,11 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   const fastify = app.getHttpAdapter().getInstance();
 
   installJsonBody(fastify);
+  installRequestLimits(fastify);
+  // Before authentication, whose token look-up would wait on a database that does not answer.
+  const watch = new DatabaseWatch(runtime.databaseUrl, { logger });
+  installDatabaseGuard(fastify, watch);
+  watch.start();
 
   installAuthentication(fastify, {
     resolver: TokenResolver.forPool(runtime.pool),

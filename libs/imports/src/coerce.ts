@@ -48,11 +48,15 @@ export function coerceBoolean(value: unknown): boolean | undefined {
   throw new CoercionError('invalid_boolean', `expected true or false, got ${describe(value)}`);
 }
 
+/** The most items a list field (tags, mailing lists …) may have. */
+export const MAX_LIST_ITEMS = 1000;
+
 /** Lists as an array, a single string, or a comma-joined string; empty entries dropped. */
 export function coerceList(value: unknown): string[] | undefined {
   if (value === null || value === undefined) return undefined;
   const items = Array.isArray(value) ? value : typeof value === 'string' || typeof value === 'number' ? String(value).split(',') : undefined;
   if (!items) throw new CoercionError('invalid_list', `expected a list or a comma-separated string, got ${describe(value)}`);
+  if (items.length > MAX_LIST_ITEMS) throw new CoercionError('invalid_list', `a list may have at most ${MAX_LIST_ITEMS} items, not ${items.length}`);
   return [
     ...new Set(
       items.map((item, i) => {

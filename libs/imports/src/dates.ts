@@ -15,7 +15,8 @@ function isRealCanonical(raw: string): boolean {
   const y = digits(raw, 0, 4);
   const m = digits(raw, 5, 7);
   const d = digits(raw, 8, 10);
-  if (m < 1 || m > 12 || d < 1) return false;
+  // Year 0 is no year of PostgreSQL's (1 BC is year -1 there), and no plugin's.
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   const days = m === 2 ? (leap ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
   return d <= days && digits(raw, 11, 13) <= 23 && digits(raw, 14, 16) <= 59 && digits(raw, 17, 19) <= 59;
@@ -61,6 +62,8 @@ export function coerceDate(value: unknown): string | undefined {
   const m = DATE.exec(raw) ?? DATETIME.exec(raw);
   if (!m) throw new CoercionError('invalid_date', `"${raw}" is not a date YYYY-MM-DD`);
   checkDate(Number(m[1]), Number(m[2]), Number(m[3]), raw);
+  // A timestamp's date is taken, but not from an impossible timestamp (24:00, 10:61).
+  if (m.length > 4 && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 59)) throw new CoercionError('invalid_date', `"${raw}" has an impossible time`);
   return `${m[1]}-${m[2]}-${m[3]}`;
 }
 

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '#mds/event-store';
-import { invalidRequest, unprocessable } from '#mds/platform';
-import { CoercionError } from './coerce';
+import { AppError, invalidRequest, unprocessable } from '#mds/platform';
+import { CoercionError, MAX_LIST_ITEMS } from './coerce';
 
 export const IMPORT_RUN_ACCEPTED = 'ImportRunAccepted';
 /** A bulk update (POST /api/data/query/): a run of its own, header and query in one event. */
@@ -119,9 +119,13 @@ export function recordObject(raw: unknown, noun: string): Record<string, unknown
   return raw as Record<string, unknown>;
 }
 
-/** A key that may be stored: "$" keys are reserved for matching aids, names are at most 200 characters. */
+/**
+ * A key that may be stored: "$" keys are reserved for matching aids, names are at most 200
+ * characters, and the names of JavaScript's object machinery are no field of anyone's.
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 export function assertUsableKey(key: string): void {
-  if (key === '' || key.startsWith('$') || key.length > 200) {
+  if (key === '' || key.startsWith('$') || key.length > 200 || RESERVED_KEYS.has(key)) {
     throw new RecordProblem(key.slice(0, 50), 'invalid_key', `"${key.slice(0, 50)}" is not a usable field name`);
   }
 }
@@ -186,11 +190,35 @@ export function jsonLength(value: unknown): number {
   }
 }
 
+/**
+ * What no record of any kind may hold, whatever its fields (unknown ones are kept as sent): the names
+ * of JavaScript's object machinery as keys, and lists longer than MAX_LIST_ITEMS, in the record or in
+ * an object of it.
+ */
+function checkShape(raw: unknown): void {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return;
+  for (const key in raw) {
+    if (RESERVED_KEYS.has(key)) throw new RecordProblem(key, 'invalid_key', `"${key}" is not a usable field name`);
+    const value = (raw as Record<string, unknown>)[key];
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      if (value.length > MAX_LIST_ITEMS) throw new RecordProblem(key, 'too_many_items', `${key}: a list may have at most ${MAX_LIST_ITEMS} items, not ${value.length}`);
+      continue;
+    }
+    for (const inner in value) {
+      if (RESERVED_KEYS.has(inner)) throw new RecordProblem(`${key}.${inner}`, 'invalid_key', `"${key}.${inner}" is not a usable field name`);
+      const v = (value as Record<string, unknown>)[inner];
+      if (Array.isArray(v) && v.length > MAX_LIST_ITEMS) throw new RecordProblem(`${key}.${inner}`, 'too_many_items', `${key}.${inner}: a list may have at most ${MAX_LIST_ITEMS} items, not ${v.length}`);
+    }
+  }
+}
+
 export function validateRecords<R>(kind: ImportKind<R>, records: unknown[]): { accepted: Array<{ index: number; record: R }>; errors: RecordError[] } {
   const accepted: Array<{ index: number; record: R }> = [];
   const errors: RecordError[] = [];
   records.forEach((raw, index) => {
     try {
+      checkShape(raw);
       accepted.push({ index, record: kind.validate(raw, index) });
     } catch (err) {
       if (err instanceof RecordProblem) errors.push({ index, field: err.field, code: err.code, message: err.message });
@@ -321,13 +349,19 @@ export async function readRun(store: EventStore, runId: string): Promise<{ heade
   return { header: first.data as ImportRunAccepted, lastPosition: last.position };
 }
 
-/** `{<key>: [...]}`, a bare list when allowed, or null → the records; anything else, no body included, is a 400. */
+/** The most records one import request may carry (the spec leaves it open; README "Imports"). */
+export const MAX_RECORDS_PER_REQUEST = 50_000;
+
+/**
+ * `{<key>: [...]}` or a bare list when allowed → the records; anything else (no body, JSON that is not
+ * an object, more than MAX_RECORDS_PER_REQUEST records) is refused.
+ */
 export function recordsOf(body: unknown, key: string, allowBareList = false): unknown[] {
-  if (body === null) return [];
   if (Array.isArray(body)) {
-    if (allowBareList) return body;
+    if (allowBareList) return atMost(body);
     throw invalidRequest(`The body must be {"${key}": [...]}`);
   }
+  if (body === null) throw invalidRequest(`The body must be {"${key}": [...]}, not null`);
   if (typeof body !== 'object') throw invalidRequest(`The body must be {"${key}": [...]}`);
   const list = (body as Record<string, unknown>)[key];
   if (list === null) return [];
@@ -336,5 +370,12 @@ export function recordsOf(body: unknown, key: string, allowBareList = false): un
     throw invalidRequest(`The body must be {"${key}": [...]}; "${key}" is missing`);
   }
   if (!Array.isArray(list)) throw invalidRequest(`"${key}" must be a list`);
-  return list;
+  return atMost(list);
+}
+
+function atMost(records: unknown[]): unknown[] {
+  if (records.length > MAX_RECORDS_PER_REQUEST) {
+    throw new AppError(413, 'payload_too_large', `A request may carry at most ${MAX_RECORDS_PER_REQUEST.toLocaleString('en')} records; this one has ${records.length.toLocaleString('en')}: split it`);
+  }
+  return records;
 }

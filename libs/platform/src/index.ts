@@ -1,6 +1,7 @@
 export * from './canonical-json';
 export * from './config';
 export * from './database';
+export * from './database-watch';
 export * from './embedded-postgres';
 export * from './data-dir';
 export * from './errors';

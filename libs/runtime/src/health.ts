@@ -6,11 +6,21 @@ interface Check {
   [key: string]: unknown;
 }
 
-async function check(probe: () => Promise<Record<string, unknown> | void>): Promise<Check> {
+/** A dependency's answer, or why there is none: a server that does not answer fails after `timeoutMs`. */
+async function check(probe: () => Promise<Record<string, unknown> | void>, timeoutMs = 2000): Promise<Check> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return { status: 'ok', ...((await probe()) ?? {}) };
+    const answer = await Promise.race([
+      probe(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+    return { status: 'ok', ...(answer ?? {}) };
   } catch (err) {
     return { status: 'failing', error: (err as Error).message };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

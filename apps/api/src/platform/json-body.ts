@@ -1,55 +1,123 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyBodyParser, FastifyInstance } from 'fastify';
 import { invalidRequest } from '#mds/platform';
 
 /** Deepest nesting of arrays and objects a request body may have; no route needs more than a handful. */
 export const MAX_BODY_DEPTH = 64;
+/** Longest string a request body may hold (fields the service knows have limits of their own, far below). */
+export const MAX_BODY_STRING = 1024 * 1024;
 
 /**
- * Whether JSON text opens more than `max` arrays and objects inside each other. Read on the text,
- * before parsing, because code that walks a parsed body recursively (class-transformer, coercion)
- * overflows the stack on deep nesting. Strings are skipped whole, so brackets in them do not count;
+ * What in JSON text would not survive parsing and storing as sent, found in one pass over the text
+ * before it is parsed (code that walks a parsed body recursively overflows the stack on deep nesting,
+ * and the parser itself keeps the last of two equal keys and turns 1e400 into Infinity without a
+ * word): nesting deeper than `maxDepth`, a key twice in one object, a number that is not finite or an
+ * integer beyond 2^53 (it would come back as another number), the escapes PostgreSQL cannot store
+ * (`\u0000`, a lone surrogate), and strings over MAX_BODY_STRING. Returns the first such problem;
  * malformed text is left to the parser.
  */
-export function nestedDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
+export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | undefined {
+  // One entry per open array (undefined) or object (the keys seen so far).
+  const open: Array<Set<string> | undefined> = [];
+  // The next backslash at or after where the search was: found once per backslash, not once per string.
+  let backslash = -2;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      let end = text.indexOf('"', i + 1);
-      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
-      if (end === -1) return false;
+      const start = i + 1;
+      let end = start;
+      for (;;) {
+        end = text.indexOf('"', end);
+        if (end === -1) return undefined;
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+        end++;
+      }
+      if (end - start > MAX_BODY_STRING) return `The request body has a string of ${(end - start).toLocaleString('en')} characters; strings may have at most ${MAX_BODY_STRING.toLocaleString('en')}`;
+      if (backslash !== -1 && backslash < start) backslash = text.indexOf('\\', start);
+      if (backslash !== -1 && backslash < end) {
+        const problem = escapeProblem(text, start, end);
+        if (problem) return problem;
+      }
+      const keys = open[open.length - 1];
+      if (keys) {
+        let j = end + 1;
+        while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+        if (text.charCodeAt(j) === 0x3a) {
+          const key = text.slice(start, end);
+          if (keys.has(key)) return `The request body has the key ${JSON.stringify(key).slice(0, 60)} twice in one object`;
+          keys.add(key);
+        }
+      }
       i = end;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
+    } else if (c === 0x7b) {
+      open.push(new Set());
+      if (open.length > maxDepth) return `The request body nests arrays and objects deeper than ${maxDepth} levels`;
+    } else if (c === 0x5b) {
+      open.push(undefined);
+      if (open.length > maxDepth) return `The request body nests arrays and objects deeper than ${maxDepth} levels`;
     } else if (c === 0x5d || c === 0x7d) {
-      depth--;
+      open.pop();
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let end = i + 1;
+      while (end < text.length && isNumberChar(text.charCodeAt(end))) end++;
+      const token = text.slice(i, end);
+      // Short plain numbers are the usual case: nothing to check.
+      if (end - i > 15 || token.includes('e') || token.includes('E')) {
+        const n = Number(token);
+        if (!Number.isFinite(n)) return `The request body has the number ${token.slice(0, 40)}, which is out of range`;
+        if (/^-?\d+$/.test(token) && !Number.isSafeInteger(n)) return `The request body has the integer ${token.slice(0, 40)}, beyond 2^53: it would not be kept exactly (send it as a string)`;
+      }
+      i = end - 1;
     }
   }
-  return false;
+  return undefined;
 }
 
-/** A quote preceded by an odd run of backslashes is part of its string. */
-function escaped(text: string, quote: number): boolean {
-  let slashes = 0;
-  while (text.charCodeAt(quote - 1 - slashes) === 0x5c) slashes++;
-  return slashes % 2 === 1;
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const isNumberChar = (c: number) => (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
+
+/** `\u0000` and unpaired `\uD800`–`\uDFFF` escapes in the string text[start, end), read within it only. */
+function escapeProblem(text: string, start: number, end: number): string | undefined {
+  for (let k = start; k < end; k++) {
+    if (text.charCodeAt(k) !== 0x5c) continue;
+    if (text.charCodeAt(k + 1) !== 0x75) {
+      k++; // another escape (\", \\, \n …): its second character is not a backslash to look at
+      continue;
+    }
+    const unit = parseInt(text.slice(k + 2, k + 6), 16);
+    if (unit === 0) return 'The request body has a NUL character (\\u0000) in a string, which cannot be stored';
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(k + 6) === 0x5c && text.charCodeAt(k + 7) === 0x75 ? parseInt(text.slice(k + 8, k + 12), 16) : NaN;
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return `The request body has a lone surrogate (\\u${text.slice(k + 2, k + 6)}) in a string, which is not text`;
+      k += 11;
+    } else {
+      if (unit >= 0xdc00 && unit <= 0xdfff) return `The request body has a lone surrogate (\\u${text.slice(k + 2, k + 6)}) in a string, which is not text`;
+      k += 5;
+    }
+  }
+  return undefined;
 }
 
 /**
- * The API speaks JSON: application/json and the application/*+json family. Everything else,
- * text/plain and form posts included, is refused with 415 rather than half-parsed.
- * An empty body with a JSON content type counts as no body (clients send the header on bodiless POSTs).
+ * The API speaks JSON: application/json and the application/*+json family, in UTF-8. Everything else,
+ * text/plain and form posts included, is refused with 415 rather than half-parsed; bytes that are
+ * not UTF-8 and the problems of jsonProblem with 400. An empty body with a JSON content type counts
+ * as no body (clients send the header on bodiless POSTs; routes that need one say so).
  */
 export function installJsonBody(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser(['text/plain', 'application/json']);
   // Fastify's own JSON parser, with prototype-poisoning protection.
-  const parseJson = fastify.getDefaultJsonParser('error', 'error') as FastifyBodyParser<string | Buffer>;
-  const parse: FastifyBodyParser<string | Buffer> = (request, body, done) => {
-    const text = String(body);
+  const parseJson = fastify.getDefaultJsonParser('error', 'error') as FastifyBodyParser<string>;
+  const parse: FastifyBodyParser<Buffer> = (request, body, done) => {
+    if (!isUtf8(body)) return done(invalidRequest('The request body is not valid UTF-8'), undefined);
+    const text = body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
-    if (nestedDeeperThan(text, MAX_BODY_DEPTH)) return done(invalidRequest(`The request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`), undefined);
-    return parseJson(request, body, done as never);
+    const problem = jsonProblem(text);
+    if (problem) return done(invalidRequest(problem), undefined);
+    return parseJson(request, text, done as never);
   };
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
-  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/i, { parseAs: 'string' }, parse);
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, parse);
+  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/i, { parseAs: 'buffer' }, parse);
 }

@@ -1,0 +1,123 @@
+import * as net from 'node:net';
+import { PROJECTIONS } from '#mds/projections';
+import { bodyCases, headerFlood, IMPORTS, queryCases, recordCases, type HostileCase } from '../fixtures/hostile/corpus';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+
+interface Route {
+  method: string;
+  path: string;
+}
+
+// The hostile corpus (test/fixtures/hostile) against every route that takes a body and every route
+// that reads: each request gets a 4xx in the envelope, the log does not move, no prototype is touched,
+// and the service answers as before afterwards.
+describe('hostile input on every route', () => {
+  let api: TestApi;
+  let token: string;
+  let routes: Route[];
+  const ids: Record<string, string> = {};
+  const answers: Array<{ route: string; name: string; status: number; body: unknown }> = [];
+
+  const raw = async (method: string, path: string, c: Pick<HostileCase, 'body' | 'contentType' | 'headers'> | undefined) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...c?.headers };
+    if (c && c.contentType !== null) headers['content-type'] = c.contentType ?? 'application/json';
+    const res = await fetch(`${api.base}${path}`, { method, headers, body: c?.body });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // kept as text: the assertion below names it
+    }
+    return { status: res.status, body };
+  };
+  const refusedProperly = (a: { status: number; body: unknown }) =>
+    a.status >= 400 && a.status < 500 && typeof (a.body as { error?: { code?: unknown } })?.error?.code === 'string' && typeof (a.body as { error: { message?: unknown } }).error.message === 'string';
+
+  beforeAll(async () => {
+    api = await startTestApi({ projections: PROJECTIONS });
+    token = (await seedUserToken(api.rt, 'hostile-admin', ['admin', 'superuser'])).token;
+    const send = (method: string, path: string, body: unknown) => raw(method, path, { body: JSON.stringify(body) });
+    ids.datatarget_id = ((await send('POST', '/api/datatargets/', { datatarget_type: 'messages', name: 'target' })).body as { datatarget: { id: string } }).datatarget.id;
+    ids.outlet_id = (
+      (await send('POST', `/api/datatargets/${ids.datatarget_id}/outlets/`, { outlet_type: 'webhook', request: { url: 'https://example.invalid/hook', method: 'POST', format: 'json', content: '{(data)}', is_batched: true } })).body as { outlet: { id: string } }
+    ).outlet.id;
+    ids.integration_id = ((await send('POST', '/api/integrations/', { integration_name: 'shop', parameters: { name: 'shop', description: 'x' } })).body as { integration: { id: string } }).integration.id;
+    ids.action = 'rewind';
+    const doc = (await (await fetch(`${api.base}/api/docs/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map((m) => ({ method: m.toUpperCase(), path: path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? 'x') })),
+    );
+    expect(routes.length).toBeGreaterThan(40);
+  }, 120_000);
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('refuses every hostile body on every route that takes one, with a 4xx envelope, and appends nothing', async () => {
+    const head = await api.rt.store.headPosition();
+    const withBody = routes.filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method));
+    // The heavy cases (5 MB, a gzip bomb) go to one upload and one management route.
+    const heavyOn = new Set(['/api/customers/upload/', `/api/datatargets/${ids.datatarget_id}/post/`]);
+    for (const route of withBody) {
+      for (const c of bodyCases()) {
+        if (c.heavy && !heavyOn.has(route.path)) continue;
+        const answer = await raw(route.method, route.path, c);
+        answers.push({ route: `${route.method} ${route.path}`, name: c.name, ...answer });
+      }
+    }
+    const wrong = answers.filter((a) => !refusedProperly(a)).map((a) => `${a.route} ${a.name}: ${a.status} ${JSON.stringify(a.body).slice(0, 160)}`);
+    expect(wrong).toEqual([]);
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    expect(await api.rt.store.headPosition()).toBe(head);
+    // Nothing reached a prototype, here (the API runs in this process) or in what is stored.
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+    console.log(`hostile bodies: ${answers.length} requests on ${withBody.length} routes, all 4xx (${[...new Set(answers.map((a) => a.status))].sort().join(', ')}), none 5xx`);
+  }, 300_000);
+
+  it('refuses records with hostile values one by one, naming each, on every import route', async () => {
+    const head = await api.rt.store.headPosition();
+    const wrong: string[] = [];
+    for (const route of IMPORTS) {
+      for (const c of recordCases(route)) {
+        if (c.heavy && route.key !== 'customers') continue;
+        const a = await raw('POST', route.path, { body: c.body });
+        const listed = ((a.body as { error?: { details?: Array<{ index: number }> } }).error?.details ?? []).map((d) => d.index);
+        const named = c.records > 1000 ? a.status === 413 : a.status === 400 && new Set(listed).size === c.records;
+        if (!refusedProperly(a) || !named) wrong.push(`${route.path} ${c.name}: ${a.status} ${JSON.stringify(a.body).slice(0, 600)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(await api.rt.store.headPosition()).toBe(head);
+  }, 300_000);
+
+  it('refuses query floods and NUL characters on every route that reads, and a header flood before any route', async () => {
+    const wrong: string[] = [];
+    for (const route of routes.filter((r) => r.method === 'GET' && !r.path.startsWith('/api/docs') && r.path !== '/health')) {
+      for (const q of queryCases()) {
+        const a = await raw('GET', `${route.path}?${q.query}`, undefined);
+        if (!refusedProperly(a)) wrong.push(`${route.path} ${q.name}: ${a.status} ${JSON.stringify(a.body).slice(0, 160)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    const { port } = new URL(api.base);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(`GET /api/data/customers/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${headerFlood()}\r\n\r\n`));
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('error', (err) => (text ? resolve(text) : reject(err)));
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'invalid_request', message: expect.stringContaining('headers') } });
+  }, 300_000);
+
+  it('still answers as before: health, an import, a read', async () => {
+    expect((await fetch(`${api.base}/health`)).status).toBe(200);
+    const ok = await raw('POST', '/api/customers/upload/', { body: JSON.stringify({ customers: [{ external_id: 'after-1', first_name: 'Still here' }] }) });
+    expect(ok.status).toBe(200);
+    const memory = process.memoryUsage().rss / 1024 ** 2;
+    console.log(`hostile input: rss of the test process (API included) ${Math.round(memory)} MiB after the corpus`);
+  });
+});
