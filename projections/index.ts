@@ -8,6 +8,7 @@ import { knownSaleTransactions } from './sales/sales.queries';
 import type { Projection } from './runtime/projection';
 import type { QueryTable } from './runtime/data-query-sql';
 import { CUSTOMERS_QUERY_TABLE, erasedIdentifiers } from './customers/customers.queries';
+import { activeTokenIds } from './access/access.queries';
 import { EVENTS_QUERY_TABLE } from './events/events.queries';
 import { PRODUCTS_QUERY_TABLE } from './products/products.queries';
 import { SALES_QUERY_TABLE } from './sales/sales.queries';
@@ -33,7 +34,7 @@ export { IMPORT_PROJECTIONS, QUERY_PROJECTIONS, runStatus } from './runs/runs.qu
 export { auditEvent, auditEvents, type AuditEvent } from './audit/audit.queries';
 export { canonicalJson, chainHash, exportLines, GENESIS, verifyExport, type ExportProgress, type VerifyResult } from './audit/audit-export';
 export { accessProjection } from './access/access.projection';
-export { countUsers, findDatasource, findIntegration, findTokenByHash, listDatasources, listIntegrations, type TokenRecord } from './access/access.queries';
+export { activeTokenIds, authenticateToken, countUsers, findAccessToken, findDatasource, findIntegration, findTokenByHash, listAccessTokens, listDatasources, listIntegrations, type AccessTokenListed, type IntegrationToken, type RateCount, type TokenRecord } from './access/access.queries';
 export { shopsProjection } from './shops/shops.projection';
 export { streamsProjection } from './streams/streams.projection';
 export { customersProjection } from './customers/customers.projection';
@@ -77,6 +78,7 @@ export const readModelPorts = (read: ReadDeps) => ({
   knownSaleTransactions: (ids: string[]) => caughtUp(read, 'sales', () => knownSaleTransactions(read.pool, ids), (found) => found.size === ids.length),
   dataQueryMatches: (query: DataQuery) => countMatches(read.pool, query.match, DATA_QUERY_TABLES[query.datatype]),
   erasedIdentifiers: erasedIdentifiers(read.pool),
+  ownerTokens: (ownerId: string) => activeTokenIds(read, ownerId),
 });
 
 /** The log's head and every projection's checkpoint and lag, as `/metrics` reports them. */

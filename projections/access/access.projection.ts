@@ -2,6 +2,10 @@ import * as path from 'node:path';
 import {
   ACCESS_EVENT_TYPES,
   ACCESS_TOKEN_CREATED,
+  ACCESS_TOKEN_REVOKED,
+  ACCESS_TOKEN_USED,
+  INTEGRATION_DISABLED,
+  INTEGRATION_ENABLED,
   DATASOURCE_CREATED,
   datasourceView,
   INTEGRATION_CREATED,
@@ -11,6 +15,8 @@ import {
   USER_LOGIN_FAILED,
   USER_UNLOCKED,
   type AccessTokenCreated,
+  type AccessTokenRevoked,
+  type AccessTokenUsed,
   type DatasourceCreated,
   type IntegrationCreated,
   type UserCreated,
@@ -20,8 +26,8 @@ import type { Projection } from '../runtime/projection';
 /** Access events are few (logins, tokens), so each is one statement, applied in log order. */
 export const accessProjection: Projection = {
   name: 'access',
-  // 2: datasources (0002_datasources.sql).
-  version: 2,
+  // 2: datasources (0002_datasources.sql). 3: expiry, last use, revocation, integrations switched (0003_token_controls.sql).
+  version: 3,
   eventTypes: ACCESS_EVENT_TYPES,
   tables: ['access_users', 'access_tokens', 'access_integrations', 'access_datasources'],
   migrationsDir: path.join(__dirname, 'migrations'),
@@ -47,10 +53,30 @@ export const accessProjection: Projection = {
         case ACCESS_TOKEN_CREATED: {
           const d = e.data as AccessTokenCreated;
           await tx.query(
-            `INSERT INTO access_tokens (token_id, token_hash, owner_id, name, hint, created_by, transferred_roles, scopes, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (token_id) DO NOTHING`,
-            [d.token_id, d.token_hash, d.owner_id, d.name, d.hint, d.created_by, d.transferred_roles, JSON.stringify(d.scopes), d.created_at],
+            `INSERT INTO access_tokens (token_id, token_hash, owner_id, name, hint, created_by, transferred_roles, scopes, created_at, expires_at, log_position)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (token_id) DO NOTHING`,
+            [d.token_id, d.token_hash, d.owner_id, d.name, d.hint, d.created_by, d.transferred_roles, JSON.stringify(d.scopes), d.created_at, d.expires_at ?? null, e.position],
           );
+          break;
+        }
+        case ACCESS_TOKEN_REVOKED: {
+          const d = e.data as AccessTokenRevoked;
+          await tx.query('UPDATE access_tokens SET revoked_at = $2, revoked_by = $3 WHERE token_id = $1 AND revoked_at IS NULL', [d.token_id, d.at, d.revoked_by]);
+          break;
+        }
+        case ACCESS_TOKEN_USED: {
+          // Processes record uses independently: the latest wins, in whatever order they commit.
+          const d = e.data as AccessTokenUsed;
+          await tx.query('UPDATE access_tokens SET last_used_at = GREATEST(last_used_at, $2::timestamptz) WHERE token_id = $1', [d.token_id, d.at]);
+          break;
+        }
+        case INTEGRATION_DISABLED:
+        case INTEGRATION_ENABLED: {
+          const enabled = e.type === INTEGRATION_ENABLED;
+          await tx.query(`UPDATE access_integrations SET enabled = $2, integration = jsonb_set(integration, '{enabled}', to_jsonb($2::boolean)) WHERE integration_id = $1`, [
+            (e.data as { integration_id: string }).integration_id,
+            enabled,
+          ]);
           break;
         }
         case INTEGRATION_CREATED: {

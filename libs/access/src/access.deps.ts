@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SecretBox } from '#mds/platform';
-import type { Role } from './roles';
+import { permissionsOf, type Role } from './roles';
 import type { Scope } from './scopes';
 
 /** Injection token of what the access handlers need besides the event store. */
@@ -20,7 +20,34 @@ export interface Principal {
   kind: 'user' | 'integration';
   roles: Role[];
   scopes: Scope[];
+  /** When the token the request came with expires (null: never); the tokens it creates expire no later. */
+  expiresAt?: string | null;
 }
+
+/** May this caller manage access (admin roles, or an integration token with them transferred)? */
+export const managesAccess = (p: Principal) => permissionsOf(p.roles, p.kind === 'integration').has('access:manage');
+
+/** Who acts on tokens and integrations: recorded in the events, and whether they manage access (admins, `mds`). */
+export interface AccessActor {
+  actor: string;
+  manages: boolean;
+  tokenId?: string;
+  requestId?: string;
+}
+
+export const actorOf = (p: Principal, requestId?: string): AccessActor => ({ actor: p.ownerId, manages: managesAccess(p), tokenId: p.tokenId, requestId });
+
+/** `mds` on the command line: an operator with the database's credentials. */
+export const CLI_ACTOR: AccessActor = { actor: 'cli', manages: true };
+
+export const actorMetadata = (by: AccessActor) => ({ actor: by.actor, token_id: by.tokenId, request_id: by.requestId });
+
+/**
+ * Injection token of a read-model port: the ids of an owner's tokens that are not revoked, as the
+ * access read model has them once it has caught up with the log (disabling an integration revokes them).
+ */
+export const OWNER_TOKENS = Symbol('OWNER_TOKENS');
+export type OwnerTokens = (ownerId: string) => Promise<string[]>;
 
 /**
  * User ids derive from the username (case-insensitive), so a login finds the user's stream without

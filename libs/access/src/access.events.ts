@@ -10,8 +10,26 @@ export const ACCESS_TOKEN_CREATED = 'AccessTokenCreated';
 export const INTEGRATION_CREATED = 'IntegrationCreated';
 /** A datasource of an integration (legacy plugins import through one); appended to the integration's stream. */
 export const DATASOURCE_CREATED = 'DatasourceCreated';
+/** A token stops working (revoked by someone, or its integration was disabled); appended to the token's stream. */
+export const ACCESS_TOKEN_REVOKED = 'AccessTokenRevoked';
+/** A token was used: its first use, then at most once a minute per token and API process (stream `token-use-<id>`). */
+export const ACCESS_TOKEN_USED = 'AccessTokenUsed';
+export const INTEGRATION_DISABLED = 'IntegrationDisabled';
+export const INTEGRATION_ENABLED = 'IntegrationEnabled';
 
-export const ACCESS_EVENT_TYPES = [USER_CREATED, USER_LOGIN_FAILED, USER_AUTHENTICATED, USER_UNLOCKED, ACCESS_TOKEN_CREATED, INTEGRATION_CREATED, DATASOURCE_CREATED];
+export const ACCESS_EVENT_TYPES = [
+  USER_CREATED,
+  USER_LOGIN_FAILED,
+  USER_AUTHENTICATED,
+  USER_UNLOCKED,
+  ACCESS_TOKEN_CREATED,
+  INTEGRATION_CREATED,
+  DATASOURCE_CREATED,
+  ACCESS_TOKEN_REVOKED,
+  ACCESS_TOKEN_USED,
+  INTEGRATION_DISABLED,
+  INTEGRATION_ENABLED,
+];
 
 export interface UserCreated {
   user_id: string;
@@ -55,6 +73,30 @@ export interface AccessTokenCreated {
   transferred_roles: Role[];
   scopes: Scope[];
   created_at: string;
+  /** When it stops working (ISO 8601); absent or null: never. */
+  expires_at?: string | null;
+}
+
+export interface AccessTokenRevoked {
+  token_id: string;
+  owner_id: string;
+  /** Who revoked it: `users/<id>`, `integrations/<id>` or `cli`. */
+  revoked_by: string;
+  /** `revoked`: by DELETE /api/access-tokens/{id}/ or `mds tokens revoke`; `integration_disabled`: its integration was. */
+  reason: 'revoked' | 'integration_disabled';
+  at: string;
+}
+
+export interface AccessTokenUsed {
+  token_id: string;
+  at: string;
+}
+
+/** IntegrationDisabled and IntegrationEnabled: who switched it, and when. */
+export interface IntegrationSwitched {
+  integration_id: string;
+  by: string;
+  at: string;
 }
 
 export interface IntegrationCreated {
@@ -90,6 +132,18 @@ export type UserEvent =
   | { type: typeof USER_AUTHENTICATED; data: UserAuthenticated }
   | { type: typeof USER_UNLOCKED; data: UserUnlocked };
 
+export type TokenEvent =
+  | { type: typeof ACCESS_TOKEN_CREATED; data: AccessTokenCreated }
+  | { type: typeof ACCESS_TOKEN_REVOKED; data: AccessTokenRevoked };
+
+export type IntegrationEvent =
+  | { type: typeof INTEGRATION_CREATED; data: IntegrationCreated }
+  | { type: typeof DATASOURCE_CREATED; data: DatasourceCreated }
+  | { type: typeof INTEGRATION_DISABLED; data: IntegrationSwitched }
+  | { type: typeof INTEGRATION_ENABLED; data: IntegrationSwitched };
+
 export const userStream = (userId: string) => `user-${userId}`;
 export const tokenStream = (tokenId: string) => `token-${tokenId}`;
+/** Uses are kept apart from the token's own stream, which a revocation reads whole. */
+export const tokenUseStream = (tokenId: string) => `token-use-${tokenId}`;
 export const integrationStream = (integrationId: string) => `integration-${integrationId}`;

@@ -6,10 +6,23 @@ import { CreateDatasourceHandler } from './create-datasource/create-datasource.h
 import { CreateIntegrationHandler } from './create-integration/create-integration.handler';
 import { CreateUserHandler } from './create-user/create-user.handler';
 import { UnlockUserHandler } from './unlock-user/unlock-user.handler';
+import { ChangeIntegrationHandler } from './change-integration/change-integration.handler';
+import { RecordTokenUseHandler } from './record-token-use/record-token-use.handler';
+import { RevokeAccessTokenHandler } from './revoke-access-token/revoke-access-token.handler';
 
-/** The access context's command handlers (ACCESS_DEPS and the event store come from the composition root). */
+/** The access context's command handlers (ACCESS_DEPS, OWNER_TOKENS and the event store come from the composition root). */
 @Module({
   imports: [CqrsModule],
-  providers: [CreateUserHandler, IssueTokenWithPasswordHandler, CreateAccessTokenHandler, CreateIntegrationHandler, CreateDatasourceHandler, UnlockUserHandler],
+  providers: [
+    CreateUserHandler,
+    IssueTokenWithPasswordHandler,
+    CreateAccessTokenHandler,
+    CreateIntegrationHandler,
+    CreateDatasourceHandler,
+    UnlockUserHandler,
+    RevokeAccessTokenHandler,
+    RecordTokenUseHandler,
+    ChangeIntegrationHandler,
+  ],
 })
 export class AccessModule {}

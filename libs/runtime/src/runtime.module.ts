@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { ACCESS_DEPS } from '#mds/access';
+import { ACCESS_DEPS, OWNER_TOKENS } from '#mds/access';
 import { KNOWN_EVENT_IDS } from '#mds/activity';
 import { ERASED_IDENTIFIERS } from '#mds/customers';
 import { EVENT_STORE } from '#mds/event-store';
@@ -35,8 +35,9 @@ export class RuntimeModule {
         { provide: DATA_QUERY_MATCHES, useValue: ports.dataQueryMatches },
         { provide: ERASED_IDENTIFIERS, useValue: ports.erasedIdentifiers },
         { provide: DATA_QUERY_UPDATE_RULES, useValue: updateRules },
+        { provide: OWNER_TOKENS, useValue: ports.ownerTokens },
       ],
-      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS],
+      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS, OWNER_TOKENS],
     };
   }
 }

@@ -9,6 +9,7 @@ import { mintToken, tokenName, type MintedToken } from '../create-access-token/m
 import { decoyHash, verifyPassword } from '../credentials/password';
 import { matchTotp } from '../credentials/totp';
 import { parseScopes } from '../scopes';
+import { tokenExpiry } from '../token.decider';
 import { decideLogin } from '../user.decider';
 import { loadUser } from '../access.streams';
 import { IssueTokenWithPasswordCommand } from './issue-token-with-password.command';
@@ -32,6 +33,7 @@ export class IssueTokenWithPasswordHandler implements ICommandHandler<IssueToken
     } catch (err) {
       throw invalidRequest((err as Error).message);
     }
+    const expiresAt = tokenExpiry(cmd.body, this.deps.now ? this.deps.now() : new Date());
     const userId = userIdFor(cmd.username ?? '');
     // Two logins racing on one stream: the loser reloads and decides again (a TOTP code then counts as used).
     for (let attempt = 0; ; attempt++) {
@@ -79,6 +81,7 @@ export class IssueTokenWithPasswordHandler implements ICommandHandler<IssueToken
         scopes,
         transferredRoles: cmd.body.transfer_privileges === true ? state.roles : [],
         now: nowIso(this.deps),
+        expiresAt,
         tokenId,
         requestId: cmd.requestId,
       });

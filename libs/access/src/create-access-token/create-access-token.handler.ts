@@ -1,11 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, type EventStore } from '#mds/event-store';
-import { forbidden, invalidRequest, unprocessable } from '#mds/platform';
-import { ACCESS_DEPS, nowIso, type AccessDeps } from '../access.deps';
-import { integrationStream } from '../access.events';
+import { conflict, forbidden, invalidRequest, unprocessable } from '#mds/platform';
+import { ACCESS_DEPS, type AccessDeps } from '../access.deps';
+import { loadIntegration } from '../access.streams';
 import { permissionsOf } from '../roles';
 import { parseScopes, scopeAllows, type Scope } from '../scopes';
+import { tokenExpiry } from '../token.decider';
 import { CreateAccessTokenCommand } from './create-access-token.command';
 import { mintToken, tokenName, type MintedToken } from './mint-token';
 
@@ -34,9 +35,9 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
     const integration = /^integrations\/([A-Za-z0-9-]{1,64})$/.exec(ownerId);
     if (integration) {
       if (!permissionsOf(principal.roles, false).has('access:manage')) throw forbidden('Creating tokens for integrations needs the admin role');
-      if ((await this.store.readStream(integrationStream(integration[1]), { limit: 1 })).length === 0) {
-        throw unprocessable(`owner_id ${ownerId} does not exist`);
-      }
+      const { state } = await loadIntegration(this.store, integration[1]);
+      if (!state.exists) throw unprocessable(`owner_id ${ownerId} does not exist`);
+      if (!state.enabled) throw conflict(`Integration ${integration[1]} is disabled; enable it first (PATCH /api/integrations/${integration[1]}/ {"enabled": true})`);
     } else if (ownerId !== principal.ownerId) {
       throw forbidden('A user can create tokens for itself or, as admin, for integrations');
     }
@@ -46,13 +47,16 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
         throw forbidden('A scoped token can only create tokens within its own scopes');
       }
     }
+    const now = this.deps.now ? this.deps.now() : new Date();
+    const expiresAt = tokenExpiry(body, now, principal.expiresAt ?? null);
     return mintToken(this.store, {
       ownerId,
       name,
       createdBy: principal.ownerId,
       scopes,
       transferredRoles: body.transfer_privileges === true ? principal.roles : [],
-      now: nowIso(this.deps),
+      now: now.toISOString(),
+      expiresAt,
       requestId: cmd.requestId,
       byToken: principal.tokenId,
     });

@@ -16,6 +16,8 @@ export interface AccessTokenView {
   created_by: string;
   transferred_roles: Role[];
   scopes: Scope[];
+  /** null: never expires. */
+  expires_at: string | null;
 }
 
 export interface MintedToken {
@@ -25,7 +27,7 @@ export interface MintedToken {
 
 export async function mintToken(
   store: EventStore,
-  input: { ownerId: string; name: string; createdBy: string; scopes: Scope[]; transferredRoles: Role[]; now: string; tokenId?: string; requestId?: string; byToken?: string },
+  input: { ownerId: string; name: string; createdBy: string; scopes: Scope[]; transferredRoles: Role[]; now: string; expiresAt?: string | null; tokenId?: string; requestId?: string; byToken?: string },
 ): Promise<MintedToken> {
   const token = generateAccessToken();
   const tokenId = input.tokenId ?? randomUUID();
@@ -39,6 +41,7 @@ export async function mintToken(
     transferred_roles: input.transferredRoles,
     scopes: input.scopes,
     created_at: input.now,
+    expires_at: input.expiresAt ?? null,
   };
   const result = await store.append(tokenStream(tokenId), [{ type: ACCESS_TOKEN_CREATED, data, metadata: { actor: input.createdBy, token_id: input.byToken, request_id: input.requestId } }], {
     expectedRevision: 'no_stream',
@@ -54,6 +57,7 @@ export async function mintToken(
       created_by: data.created_by,
       transferred_roles: data.transferred_roles,
       scopes: data.scopes,
+      expires_at: data.expires_at ?? null,
     },
     position: result.position,
   };
