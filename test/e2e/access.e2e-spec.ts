@@ -43,6 +43,7 @@ describe('access over HTTP', () => {
       created_by: t.owner_id,
       transferred_roles: [],
       scopes: [],
+      expires_at: null,
     });
     expect(t.hint).not.toContain(t.token.slice(8, -4));
     adminToken = t.token;
@@ -229,7 +230,7 @@ describe('access over HTTP', () => {
     expect(result.retired).toBeDefined();
     await waitForProjection(api.rt.pool, 'access', await api.rt.store.headPosition());
     expect(await dump()).toEqual(before);
-    // Never used before the rebuild, so not cached: it is looked up in the rebuilt tables.
+    // Looked up in the rebuilt tables.
     expect((await api.call('/metrics', { headers: auth(fresh.body.access_token.token) })).status).toBe(200);
   });
 

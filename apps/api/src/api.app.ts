@@ -1,21 +1,23 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { NestFactory, Reflector } from '@nestjs/core';
+import { CommandBus } from '@nestjs/cqrs';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
+import { RecordTokenUseCommand } from '#mds/access';
 import { DatabaseWatch, redactUrl } from '#mds/platform';
 import type { Runtime } from '#mds/runtime';
 import { ensureProjectionTables, PROJECTIONS } from '#mds/projections';
 import { installAuthentication } from './access/authentication.hook';
 import { PermissionsGuard } from './access/permissions.guard';
-import { RateLimiter } from './access/rate-limiter';
 import { TokenResolver } from './access/token-resolver';
 import { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module';
 import { ServiceMetrics } from './metrics/metrics';
 import { ErrorEnvelopeFilter } from './platform/error-envelope';
 import { installDatabaseGuard } from './platform/database-guard';
 import { installJsonBody } from './platform/json-body';
+import { completeContract } from './platform/openapi-contract';
 import { clientErrorHandler, installRequestLimits } from './platform/request-limits';
 import { PinoNestLogger } from './platform/nest-logger';
 import { RequestValidationPipe } from './platform/request-validation';
@@ -59,9 +61,10 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   installDatabaseGuard(fastify, watch);
   watch.start();
 
+  const commands = app.get(CommandBus);
   installAuthentication(fastify, {
-    resolver: TokenResolver.forPool(runtime.pool),
-    rateLimiter: new RateLimiter(config.rateLimitPerMinute),
+    resolver: TokenResolver.forPool(runtime.pool, config.rateLimitPerMinute),
+    recordUse: (use) => commands.execute(new RecordTokenUseCommand(use.tokenId, use.ownerId, use.lastUsedAt, use.requestId)),
     bodyLimit: config.bodyLimitBytes,
     logger,
   });
@@ -83,7 +86,7 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   app.useGlobalFilters(new ErrorEnvelopeFilter(config.bodyLimitBytes, logger));
   app.enableShutdownHooks([]);
 
-  const document = SwaggerModule.createDocument(
+  const document = completeContract(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Marketing Data Service API')
@@ -91,7 +94,7 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
       .setVersion('1')
       .addBearerAuth()
       .build(),
-  );
+  ));
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs/openapi.json', yamlDocumentUrl: 'api/docs/openapi.yaml' });
   return app;
 }

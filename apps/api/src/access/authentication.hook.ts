@@ -3,7 +3,6 @@ import { normalizePath, scopeAllows, type Principal } from '#mds/access';
 import { AppError, forbidden, unauthorized, type Logger } from '#mds/platform';
 import { sendError } from '../platform/error-envelope';
 import { extractCredentials } from './credentials';
-import type { RateLimiter } from './rate-limiter';
 import type { TokenResolver } from './token-resolver';
 
 /** The path the router resolved: the matched route's pattern with its parameters filled in. */
@@ -26,13 +25,16 @@ function isPublic(path: string | undefined): boolean {
 }
 
 /**
- * Authenticates every request (known route or not) before anything else runs: resolves the token,
- * checks its scopes against the resolved path, applies the per-token rate limit. Role checks per
- * endpoint follow in PermissionsGuard. Username + password is only passed on to the token route.
+ * Authenticates every request (known route or not) before anything else runs: resolves the token
+ * and counts the request against the token's rate limit (one statement, shared by every API
+ * process), refuses revoked and expired tokens, checks the scopes against the resolved path. Role
+ * checks per endpoint follow in PermissionsGuard. Username + password is only passed on to the token
+ * route. A request the token was allowed to make (any answer but 401, 403, 429) is a use of it:
+ * `recordUse` gets it before the answer goes out.
  */
 export function installAuthentication(
   fastify: FastifyInstance,
-  deps: { resolver: TokenResolver; rateLimiter?: RateLimiter; bodyLimit: number; logger: Logger },
+  deps: { resolver: TokenResolver; recordUse?: (use: TokenUse) => Promise<unknown>; bodyLimit: number; logger: Logger },
 ): void {
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const fail = (err: AppError) => {
@@ -58,24 +60,28 @@ export function installAuthentication(
     }
 
     if (credentials.via === 'query') reply.header('cache-control', 'private, no-store');
-    const record = await deps.resolver.resolve(credentials.token);
-    if (!record || !record.ownerExists) return fail(unauthorized('Invalid access token'));
+    const resolved = await deps.resolver.resolve(credentials.token);
+    if (!resolved || !resolved.token.ownerExists) return fail(unauthorized('Invalid access token'));
+    const { token: record, rate } = resolved;
+    if (record.revoked) return fail(unauthorized('This access token was revoked'));
+    if (!record.ownerEnabled) return fail(unauthorized("This access token's integration is disabled"));
+    if (record.expired) return fail(unauthorized(`This access token expired at ${record.expiresAt}`));
+
+    if (rate) {
+      const limit = deps.resolver.perMinute;
+      reply.header('ratelimit-limit', String(limit));
+      reply.header('ratelimit-remaining', String(Math.max(0, limit - rate.count)));
+      reply.header('ratelimit-reset', String(rate.resetSeconds));
+      reply.header('ratelimit-policy', `${limit};w=60`);
+      if (rate.count > limit) {
+        reply.header('retry-after', String(rate.resetSeconds));
+        return fail(new AppError(429, 'rate_limited', `Rate limit of ${limit} requests a minute for this token exceeded; retry after ${rate.resetSeconds} s`));
+      }
+    }
 
     const path = resolvedPath(request);
     if (!scopeAllows(record.scopes, request.method, path) || (record.scopes.length > 0 && !scopeAllows(record.scopes, request.method, request.url))) {
       return fail(forbidden(`This token's scopes do not allow ${request.method} ${rawPath ?? request.url.split('?')[0]}`));
-    }
-
-    if (deps.rateLimiter && deps.rateLimiter.perMinute > 0) {
-      const r = deps.rateLimiter.hit(record.tokenId);
-      reply.header('ratelimit-limit', String(r.limit));
-      reply.header('ratelimit-remaining', String(r.remaining));
-      reply.header('ratelimit-reset', String(r.resetSeconds));
-      reply.header('ratelimit-policy', `${r.limit};w=60`);
-      if (!r.allowed) {
-        reply.header('retry-after', String(r.resetSeconds));
-        return fail(new AppError(429, 'rate_limited', `Rate limit of ${r.limit} requests a minute for this token exceeded; retry after ${r.resetSeconds} s`));
-      }
     }
 
     const integration = record.ownerId.startsWith('integrations/');
@@ -85,7 +91,31 @@ export function installAuthentication(
       kind: integration ? 'integration' : 'user',
       roles: integration ? record.transferredRoles : record.ownerRoles,
       scopes: record.scopes,
+      expiresAt: record.expiresAt,
     };
     request.principal = principal;
+    request.tokenLastUsedAt = record.lastUsedAt;
   });
+
+  const recordUse = deps.recordUse;
+  if (!recordUse) return;
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const p = request.principal;
+    if (p && ![401, 403, 429].includes(reply.statusCode)) {
+      try {
+        await recordUse({ tokenId: p.tokenId, ownerId: p.ownerId, lastUsedAt: request.tokenLastUsedAt ?? null, requestId: request.id });
+      } catch (err) {
+        deps.logger.warn({ err: (err as Error).message, tokenId: p.tokenId }, 'could not record the use of an access token');
+      }
+    }
+    return payload;
+  });
+}
+
+/** A request an access token made, for recording its use. */
+export interface TokenUse {
+  tokenId: string;
+  ownerId: string;
+  lastUsedAt: string | null;
+  requestId: string;
 }

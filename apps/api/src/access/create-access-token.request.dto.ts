@@ -1,5 +1,8 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { BodyOptional } from '../platform/request-validation';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { MAX_TOKEN_LIFETIME_S } from '#mds/access';
+import { BodyOptional, isIsoTime, Satisfies } from '../platform/request-validation';
+
+const EXPIRES_IN = `expires_in must be a whole number of seconds from 1 to ${MAX_TOKEN_LIFETIME_S} (10 years)`;
 
 /**
  * `POST /api/access-tokens/` (the body is optional: a user's first token needs none). Types only:
@@ -25,4 +28,15 @@ export class CreateAccessTokenRequest {
   @IsOptional()
   @IsBoolean({ message: 'transfer_privileges must be true or false' })
   transfer_privileges?: boolean;
+
+  /** When the token stops working (in the future); or `expires_in`, not both (the access context checks the rest). */
+  @IsOptional()
+  @Satisfies((v) => isIsoTime(v) && /T/.test(v as string), () => 'expires_at must be an ISO 8601 time with a zone, e.g. 2030-01-31T12:00:00Z')
+  expires_at?: string | null;
+
+  @IsOptional()
+  @IsInt({ message: EXPIRES_IN })
+  @Min(1, { message: EXPIRES_IN })
+  @Max(MAX_TOKEN_LIFETIME_S, { message: EXPIRES_IN })
+  expires_in?: number | null;
 }

@@ -1,5 +1,4 @@
 import { extractCredentials } from './credentials';
-import { RateLimiter } from './rate-limiter';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -17,17 +16,5 @@ describe('credential extraction', () => {
     expect(extractCredentials({ headers: { authorization: 'Digest x' }, query: {} })).toMatchObject({ kind: 'malformed', reason: expect.stringMatching(/Digest/) });
     expect(extractCredentials({ headers: { authorization: `Basic ${b64('nocolon')}` }, query: {} })).toMatchObject({ kind: 'malformed' });
     expect(extractCredentials({ headers: {}, query: {} })).toEqual({ kind: 'none' });
-  });
-});
-
-describe('rate limiter', () => {
-  it('counts per key in one-minute windows', () => {
-    const limiter = new RateLimiter(2);
-    const t = 1_700_000_010_000;
-    expect(limiter.hit('a', t)).toMatchObject({ allowed: true, remaining: 1 });
-    expect(limiter.hit('a', t)).toMatchObject({ allowed: true, remaining: 0 });
-    expect(limiter.hit('a', t)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 30 });
-    expect(limiter.hit('b', t).allowed).toBe(true);
-    expect(limiter.hit('a', t + 60_000).allowed).toBe(true);
   });
 });

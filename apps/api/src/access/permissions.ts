@@ -23,5 +23,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
     passwordLogin?: PasswordLogin;
+    /** The token's last recorded use, as authentication found it (null: never). */
+    tokenLastUsedAt?: string | null;
   }
 }

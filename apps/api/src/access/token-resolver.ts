@@ -1,34 +1,31 @@
 import type { Pool } from '#mds/platform';
 import { hashAccessToken, isWellFormedToken } from '#mds/access';
-import { findTokenByHash, type TokenRecord } from '#mds/projections';
+import { authenticateToken, type RateCount, type TokenRecord } from '#mds/projections';
+
+export interface ResolvedToken {
+  token: TokenRecord;
+  /** Set when the rate limit is on and the token works: its requests in this minute, this one included. */
+  rate?: RateCount;
+}
 
 /**
- * Token hash → token record, through the access read model, with a short in-process cache so a busy
- * client does not cost a query per request. The checksum refuses mistyped tokens before any look-up.
+ * Token → its record in the access read model, and the request counted against the token's rate
+ * limit, in one statement (authenticateToken). Nothing is cached in the process: a revocation holds
+ * for the next request in every API process once the read model has it, which the revocation waits
+ * for before it answers. The checksum refuses mistyped tokens before any look-up.
  */
 export class TokenResolver {
-  private readonly cache = new Map<string, { record: TokenRecord | undefined; until: number }>();
-
   constructor(
-    private readonly lookup: (hash: string) => Promise<TokenRecord | undefined>,
-    private readonly ttlMs = 5000,
-    private readonly maxEntries = 10_000,
+    private readonly lookup: (hash: string, perMinute: number) => Promise<ResolvedToken | undefined>,
+    readonly perMinute: number,
   ) {}
 
-  static forPool(pool: Pool): TokenResolver {
-    return new TokenResolver((hash) => findTokenByHash(pool, hash));
+  static forPool(pool: Pool, perMinute: number): TokenResolver {
+    return new TokenResolver((hash, limit) => authenticateToken(pool, hash, limit), perMinute);
   }
 
-  async resolve(token: string): Promise<TokenRecord | undefined> {
+  async resolve(token: string): Promise<ResolvedToken | undefined> {
     if (!isWellFormedToken(token)) return undefined;
-    const hash = hashAccessToken(token);
-    const now = Date.now();
-    const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.record;
-    const record = await this.lookup(hash);
-    // Unknown tokens are cached briefly only: a token just created must start working at once.
-    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(hash, { record, until: now + (record ? this.ttlMs : 250) });
-    return record;
+    return this.lookup(hashAccessToken(token), this.perMinute);
   }
 }
