@@ -5,6 +5,7 @@ import type { AppConfig } from '#mds/platform';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { eventually } from '../support/eventually';
 import { followPages } from '../support/paging';
+import { runCli } from '../support/processes';
 import { captureLogger } from '../support/runtime';
 
 type Call = TestApi['call'];
@@ -269,6 +270,35 @@ describe('operator controls for credentials', () => {
     await rebuildProjection(a.rt.runnerDeps(), accessProjection);
     await waitForProjection(a.rt.pool, 'access', await a.rt.store.headPosition());
     expect(await dump()).toEqual(before);
+  });
+
+  describe('mds tokens', () => {
+    const env = () => ({ DATABASE_URL: a.rt.db.url, LOG_LEVEL: 'warn', MDS_SECRET_KEY: 'c'.repeat(64), MDS_PASSWORD_HASH_COST: '10' });
+
+    it('lists tokens (a table, or JSON lines as the API lists them) and revokes one, which every API process refuses at once', async () => {
+      const target = await mint(staff.token, { name: 'cli target' });
+      expect((await b.call('/metrics', auth(target.token))).status).toBe(200);
+      const lines = await runCli(['tokens', 'list', '--json', '--user', 'controls-staff'], env());
+      expect([lines.code, lines.stderr]).toEqual([0, '']);
+      const fromCli = lines.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      expect(fromCli).toEqual((await a.call('/api/access-tokens/?limit=1000', auth(staff.token))).body.access_tokens);
+      expect(fromCli.map((t: { id: string }) => t.id)).toContain(target.id);
+      const table = await runCli(['tokens', 'list'], env());
+      expect(table.stdout).toMatch(/^ID +OWNER +NAME +HINT +CREATED +LAST USED +EXPIRES\n/);
+      expect(table.stdout).toContain(target.hint);
+      expect(table.stdout).not.toContain(target.token);
+
+      const revoked = await runCli(['tokens', 'revoke', target.id], env());
+      expect([revoked.code, revoked.stderr]).toEqual([0, '']);
+      expect(revoked.stdout).toBe(`revoked token ${target.id} (${target.hint} of users/${staff.userId}); every API process refuses it from now on\n`);
+      expect((await b.call('/metrics', auth(target.token))).status).toBe(401);
+      expect((await a.call('/metrics', auth(target.token))).status).toBe(401);
+      expect((await auditEvents('type=AccessTokenRevoked')).find((e) => e.data.token_id === target.id)).toMatchObject({ data: { revoked_by: 'cli' }, metadata: { actor: 'cli' } });
+      expect((await runCli(['tokens', 'revoke', target.id], env())).stdout).toMatch(/^already revoked: token /);
+      expect((await runCli(['tokens', 'list', '--all', '--user', 'controls-staff'], env())).stdout).toMatch(new RegExp(`${target.id} .* by cli`));
+      const unknown = await runCli(['tokens', 'revoke', '00000000-0000-4000-8000-000000000000'], env());
+      expect([unknown.code, unknown.stderr]).toEqual([1, 'mds: No access token 00000000-0000-4000-8000-000000000000\n']);
+    }, 60_000);
   });
 });
 

@@ -7,6 +7,7 @@ import { auditCommands, queryCommand, replayCommand } from './audit';
 import { positiveInt, withRuntime } from './cli-runtime';
 import { serve } from './serve';
 import { customersCommands } from './customers';
+import { tokensCommands } from './tokens';
 import {
   CreateUserCommand,
   CreateUserHandler,
@@ -115,9 +116,8 @@ export function buildCli(): Command {
       }),
     );
 
-  program
-    .command('tokens')
-    .description('access tokens')
+  const tokens = program.command('tokens').description('access tokens');
+  tokens
     .command('create')
     .description('create an access token for a user (prints the token once)')
     .requiredOption('--user <username>', 'owner of the token')
@@ -137,6 +137,7 @@ export function buildCli(): Command {
         process.stderr.write(`token ${minted.access_token.id} for ${opts.user} (${minted.access_token.hint}); it works once a projector has applied position ${minted.position}\n`);
       }),
     );
+  tokensCommands(tokens);
 
   const events = program.command('events').description('the event log');
   events
