@@ -36,8 +36,9 @@ async function startOnce(port: number, db: BenchDatabase, password: string, env:
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin', 'mds.js'), 'start'], {
     cwd: ROOT,
     env: {
-      ...process.env, ...env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', MDS_DATA_DIR: db.dataDir,
+      ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', MDS_DATA_DIR: db.dataDir,
       MDS_RATE_LIMIT_PER_MINUTE: '0', MDS_PASSWORD_HASH_COST: '10', MDS_ADMIN_USERNAME: 'bench', MDS_ADMIN_PASSWORD: password,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
