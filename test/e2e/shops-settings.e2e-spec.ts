@@ -104,11 +104,13 @@ describe('shops, settings and the import-run pattern over HTTP', () => {
     expect((await send('POST', '/api/shops/upload/', staff, { stores: [] })).body.error.message).toMatch(/"shops" is missing/);
   });
 
-  it('answers an empty list or null with a run of zero records', async () => {
-    for (const body of [{ shops: [] }, { shops: null }, null]) {
+  it('answers an empty list or a null list with a run of zero records, and a null body with 400', async () => {
+    for (const body of [{ shops: [] }, { shops: null }, {}]) {
       const res = await send('POST', '/api/shops/upload/', staff, body);
       expect(res.body).toMatchObject({ response: 'ok', accepted: 0, rejected: 0, errors: [] });
     }
+    // JSON that is not an object is no request of this API (test/fixtures/hostile).
+    expect((await send('POST', '/api/shops/upload/', staff, null)).body).toEqual({ error: { code: 'invalid_request', message: 'The body must be {"shops": [...]}, not null' } });
   });
 
   it('replays the first answer for a repeated Idempotency-Key and refuses the key with another body', async () => {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyRequest } from 'fastify';
 import { coerceDateTime, CoercionError } from '#mds/imports';
 import { invalidRequest } from '#mds/platform';
@@ -9,8 +10,10 @@ export function dataPage(query: Record<string, unknown>, reserved: string[]): { 
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw invalidRequest('limit must be a whole number from 1 to 10000');
   let after: string | undefined;
   if (typeof query.after === 'string' && query.after !== '') {
-    after = Buffer.from(query.after, 'base64url').toString('utf8');
-    if (after === '') throw invalidRequest('after is not a cursor from next_url');
+    const bytes = Buffer.from(query.after, 'base64url');
+    after = bytes.toString('utf8');
+    // Only what nextUrl wrote: text (no NUL, which PostgreSQL cannot take), encoded as it encodes it.
+    if (after === '' || !isUtf8(bytes) || after.includes('\0') || bytes.toString('base64url') !== query.after) throw invalidRequest('after is not a cursor from next_url');
   }
   const filters: Record<string, string> = {};
   for (const [key, value] of Object.entries(query)) {

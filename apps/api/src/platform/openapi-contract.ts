@@ -1,0 +1,123 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+/**
+ * The answers of every route as JSON schemas in the OpenAPI document, kept in one place beside the
+ * routes' own decorators: the error envelope for every 4xx and 5xx, and each route's 2xx shape (the
+ * keys a client may rely on; more may come). The fuzz test (test/e2e/fuzz.e2e-spec.ts) holds every
+ * answer of every route to them, so the document cannot drift from the service unnoticed. Also fills
+ * in the path and query parameters the decorators do not declare.
+ */
+type Schema = Record<string, unknown>;
+
+const str: Schema = { type: 'string' };
+const int: Schema = { type: 'integer' };
+const bool: Schema = { type: 'boolean' };
+const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
+const arr = (items: Schema = {}): Schema => ({ type: 'array', items });
+const obj = (properties: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema => ({
+  type: 'object',
+  required: Object.keys(properties),
+  properties: { ...properties, ...optional },
+});
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+const SCHEMAS: Record<string, Schema> = {
+  Error: obj({ error: obj({ code: str, message: str }) }),
+  RecordError: obj({ index: int, field: nullable(str), code: str, message: str }),
+  ImportAnswer: obj({ response: { type: 'string', enum: ['ok'] }, run_id: str, accepted: int, rejected: int, errors: arr(ref('RecordError')) }, { warnings: arr(ref('RecordError')) }),
+  Run: obj({ run_id: str, kind: str, state: { type: 'string', enum: ['scheduled', 'completed', 'failed'] }, received: int, accepted: int, rejected: int, errors: arr(ref('RecordError')), warnings: arr(ref('RecordError')), created_at: str, completed_at: nullable(str) }),
+  Datatarget: obj({ id: str, datatarget_type: { type: 'string', enum: ['messages', 'datasync'] }, name: str, created_at: str, enabled: bool, outlets: arr(), last_message_number: int }, { retention_days: nullable(int), datatype: str, description: str }),
+  Outlet: obj({ id: str, outlet_type: str, enabled: bool, request: { type: 'object' }, is_batched: bool, max_batch_size: int, last_delivered_message_number: int, delivered_batch_count: int, signed: bool, created_at: str }, { paused_reason: nullable(str), failing_since: nullable(str), next_attempt_at: nullable(str) }),
+  Integration: obj({ id: str, name: str, enabled: bool, created_at: str }, { tokens: arr() }),
+  Campaign: obj({ campaign_key: str, stats: { type: 'object' } }),
+  Deleted: obj({ deleted: bool, id: str }),
+};
+
+const list = (key: string, item: Schema = { type: 'object' }, counted = true): Schema =>
+  obj({ [key]: arr(item), ...(counted ? { count: int } : {}), next_url: nullable(str) });
+
+/** 2xx answers by `METHOD path` (the document's templates); uploads are matched by their suffix. */
+const ANSWERS: Record<string, Schema> = {
+  'GET /health': obj({ status: { type: 'string', enum: ['ok', 'failing'] }, database: obj({ status: str }), event_log: obj({ status: str }) }),
+  'POST /api/access-tokens': obj({ access_token: obj({ id: str, token: str, hint: str, owner_id: str, created_at: str }) }),
+  'GET /api/access-tokens': list('access_tokens', obj({ id: str, hint: str, owner_id: str }), false),
+  'GET /api/access-tokens/{token_id}': obj({ access_token: obj({ id: str, hint: str }) }),
+  'DELETE /api/access-tokens/{token_id}': { type: 'object' },
+  'POST /api/integrations': obj({ integration: ref('Integration') }),
+  'GET /api/integrations': list('integrations', ref('Integration'), false),
+  'GET /api/integrations/{integration_id}': obj({ integration: ref('Integration') }),
+  'PATCH /api/integrations/{integration_id}': obj({ integration: ref('Integration') }),
+  'POST /api/datasources': obj({ datasource: obj({ id: str }) }),
+  'GET /api/datasources': list('datasources', obj({ id: str }), false),
+  'GET /api/datasources/{datasource_id}': obj({ datasource: obj({ id: str }) }),
+  'GET /api/settings': obj({ settings: obj({ timezone: str, default_currency: str }) }),
+  'PATCH /api/settings': obj({ settings: obj({ timezone: str, default_currency: str }) }),
+  'GET /api/runs/{run_id}': ref('Run'),
+  'POST /api/data/query': obj({ run_id: str, matched: int }),
+  'GET /api/data/shops': list('shops'),
+  'GET /api/data/customers': list('customers'),
+  'GET /api/data/customers/{external_id}/history': list('changes', obj({ position: int, at: str, type: str })),
+  'GET /api/data/products': list('products'),
+  'GET /api/data/events': list('events'),
+  'GET /api/data/sales': list('sales'),
+  'GET /api/campaign/actions': list('campaigns', ref('Campaign')),
+  'GET /api/campaigns/statistics': list('campaigns', ref('Campaign')),
+  'GET /api/datatargets': list('datatargets', ref('Datatarget'), false),
+  'POST /api/datatargets': obj({ datatarget: ref('Datatarget') }),
+  'GET /api/datatargets/{datatarget_id}': obj({ datatarget: ref('Datatarget') }),
+  'PATCH /api/datatargets/{datatarget_id}': obj({ datatarget: ref('Datatarget') }),
+  'DELETE /api/datatargets/{datatarget_id}': ref('Deleted'),
+  'POST /api/datatargets/{datatarget_id}/post': obj({ first_message_number: int, messages_count: int }),
+  'GET /api/datatargets/{datatarget_id}/retrieve': obj({ messages: arr() }, { last_message_number: int }),
+  'POST /api/datatargets/{datatarget_id}/outlets': obj({ outlet: ref('Outlet') }),
+  'GET /api/datatargets/{datatarget_id}/outlets': list('outlets', ref('Outlet'), false),
+  'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}': obj({ outlet: ref('Outlet') }),
+  'PATCH /api/datatargets/{datatarget_id}/outlets/{outlet_id}': obj({ outlet: ref('Outlet') }),
+  'DELETE /api/datatargets/{datatarget_id}/outlets/{outlet_id}': ref('Deleted'),
+  'POST /api/datatargets/{datatarget_id}/outlets/{outlet_id}/{action}': obj({ outlet: ref('Outlet') }),
+  'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log': obj({ order: str, limit: int, total_count: int, next_url: nullable(str), entries: arr(obj({ entry_number: int, status: str })) }),
+  'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log/{entry_number}': obj({ entry: obj({ entry_number: int, status: str }) }),
+  'GET /api/audit/events': list('events', obj({ position: int, stream: str, type: str, revision: int, created_at: str })),
+};
+
+const q = (name: string, schema: Schema, description: string) => ({ in: 'query', name, required: false, schema, description });
+const RETRIEVAL = [q('limit', int, 'Records per page'), q('after', str, 'The cursor of next_url')];
+/** Query parameters the routes read through their own parsing, not a DTO the document sees. */
+const QUERIES: Record<string, unknown[]> = {
+  'GET /api/data/customers': [...RETRIEVAL, q('external_id', str, 'One customer'), q('email', str, 'By e-mail'), q('updated_since', str, 'ISO 8601')],
+  'GET /api/data/products': [...RETRIEVAL, q('external_id', str, 'One product')],
+  'GET /api/data/events': [...RETRIEVAL, q('type', str, 'Event type')],
+  'GET /api/data/sales': [...RETRIEVAL, q('sale_external_id', str, 'One transaction')],
+  'GET /api/data/shops': RETRIEVAL,
+  'GET /api/data/customers/{external_id}/history': [q('as_of', str, 'ISO 8601'), ...RETRIEVAL],
+  'GET /api/audit/events': ['from', 'limit', 'type', 'stream', 'stream_prefix', 'since', 'until', 'actor'].map((n) => q(n, n === 'from' || n === 'limit' ? int : str, `Filter: ${n}`)),
+  'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log': [q('limit', int, 'Entries per page'), q('from', int, 'An entry number'), q('order', { type: 'string', enum: ['ascending', 'descending'] }, 'Order')],
+};
+
+export function completeContract(document: OpenAPIObject): OpenAPIObject {
+  const components = (document.components ??= {});
+  components.schemas = { ...components.schemas, ...SCHEMAS } as never;
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item as Record<string, Record<string, unknown>>)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const key = `${method.toUpperCase()} ${path}`;
+      const parameters = ((op.parameters as Array<{ in: string; name: string }>) ??= []);
+      for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+        if (!parameters.some((p) => p.in === 'path' && p.name === name)) parameters.push({ in: 'path', name, required: true, schema: str, description: name } as never);
+      }
+      for (const extra of (QUERIES[key] ?? []) as Array<{ name: string; in: string }>) {
+        if (!parameters.some((p) => p.in === 'query' && p.name === extra.name)) parameters.push(extra);
+      }
+      const responses = ((op.responses as Record<string, Record<string, unknown>>) ??= {});
+      const answer = /\/(upload|import)$/.test(path) ? ref('ImportAnswer') : ANSWERS[key];
+      const ok = Object.keys(responses).find((code) => code.startsWith('2')) ?? '200';
+      if (answer && path !== '/metrics') responses[ok] = { description: (responses[ok]?.description as string) ?? 'OK', content: { 'application/json': { schema: answer } } };
+      const error = { content: { 'application/json': { schema: ref('Error') } } };
+      responses['4XX'] = { description: 'A client error: `{error: {code, message}}`', ...error };
+      responses['5XX'] = { description: 'A server error (503: the database or the event log is unavailable)', ...error };
+      // Health answers 503 in its own shape, saying which part fails.
+      if (path === '/health') responses['503'] = { description: 'A dependency fails', content: { 'application/json': { schema: answer } } };
+    }
+  }
+  return document;
+}
