@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { eventually } from '../support/eventually';
-import { startCli } from '../support/processes';
+import { CLI, ROOT, startCli } from '../support/processes';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -66,5 +67,39 @@ describe('mds start with the embedded PostgreSQL', () => {
     expect(second.output).not.toContain('initialising embedded PostgreSQL cluster');
     expect(second.health.database.instance_id).toBe(first.health.database.instance_id);
     expect(postgresRunning(dataDir)).toBe(false);
+  }, 180_000);
+
+  it('on a terminal prints a banner (where it listens, the docs, the data, how to make the first user) and human log lines; JSON lines elsewhere', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-tty-'));
+    const port = await freePort();
+    // A real terminal: util-linux script(1) runs the service on a pseudo-terminal.
+    const child = spawn('script', ['-qec', `${process.execPath} ${CLI} start`, '/dev/null'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: '', EVENTSTORE_URL: '', LOG_FORMAT: '', MDS_ADMIN_USERNAME: '', MDS_ADMIN_PASSWORD: '', PORT: String(port), HOST: '127.0.0.1', MDS_DATA_DIR: dir, LOG_LEVEL: 'info' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    const exited = new Promise((r) => child.on('exit', r));
+    try {
+      await eventually(() => expect(out).toContain('Ctrl-C stops it'), { timeoutMs: 60_000, intervalMs: 100 });
+      const text = out.replace(/\x1b\[[0-9;]*m/g, '');
+      expect(text).toContain(`API        http://127.0.0.1:${port}`);
+      expect(text).toContain(`API docs   http://127.0.0.1:${port}/api/docs/`);
+      expect(text).toContain(`Data       ${dir} (embedded PostgreSQL`);
+      expect(text).toContain("MDS_ADMIN_USERNAME=admin MDS_ADMIN_PASSWORD='a long password' npm start");
+      expect(text).toContain('npx mds users create admin --role admin --role superuser --password-stdin');
+      expect(text).toMatch(/^\d\d:\d\d:\d\d INFO  embedded PostgreSQL started {2}port=\d+/m);
+      expect(text).not.toContain('{"level"');
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // Not on a terminal (this test's pipes), the same start writes JSON lines and no banner.
+    const json = await startOnce();
+    expect(json.output).not.toContain('Marketing Data Service is running');
+    expect(json.output.split('\n').filter((l) => l.trim()).every((l) => l.startsWith('{'))).toBe(true);
   }, 180_000);
 });

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { createApiApp } from '#mds/api';
 import { OutletWorker } from '#mds/outlet-worker';
-import { createLogger, loadConfig, type AppConfig } from '#mds/platform';
+import { createLogger, loadConfig, prettyDestination, type AppConfig } from '#mds/platform';
+import { banner } from './banner';
 import { bootstrapAdmin, openRuntime } from '#mds/runtime';
 import { Projector } from '#mds/projections';
 
@@ -9,7 +10,7 @@ export type Part = 'api' | 'projector' | 'outlet-worker';
 
 /** Runs the given parts in this process until SIGINT/SIGTERM, then stops them in reverse order. */
 export async function serve(parts: Part[], config: AppConfig = loadConfig()): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, 'mds', config.logFormat === 'pretty' ? prettyDestination() : undefined);
   const started = Date.now();
   const runtime = await openRuntime(config, { logger, role: parts.length > 1 ? 'all' : parts[0] });
   const stops: Array<() => Promise<unknown>> = [];
@@ -49,6 +50,8 @@ export async function serve(parts: Part[], config: AppConfig = loadConfig()): Pr
       const address = app.getHttpServer().address();
       const port = typeof address === 'object' && address ? address.port : config.port;
       logger.info({ port, parts, ms: Date.now() - started }, `listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`);
+      // For a person at a terminal: what runs where, and how to begin.
+      if (config.logFormat === 'pretty') process.stdout.write(await banner(runtime, port));
     } else {
       logger.info({ parts, ms: Date.now() - started }, 'running');
     }

@@ -29,3 +29,11 @@ describe('configuration', () => {
     expect(redactUrl('/x?tokens=1')).toBe('/x?tokens=1');
   });
 });
+
+describe('log format', () => {
+  it('takes json or pretty, and refuses anything else by name', () => {
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(loadConfig({ LOG_FORMAT: 'JSON' }).logFormat).toBe('json');
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow('LOG_FORMAT must be json or pretty, got "xml"');
+  });
+});

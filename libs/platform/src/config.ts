@@ -12,6 +12,8 @@ export interface AppConfig {
   eventStoreMaxAppendBytes: number;
   bodyLimitBytes: number;
   logLevel: string;
+  /** `json` (one JSON line an entry) or `pretty` (for people); LOG_FORMAT, else pretty on a terminal. */
+  logFormat: 'json' | 'pretty';
   poolSize: number;
   projectionBatchSize: number;
   projectionIdleMs: number;
@@ -94,6 +96,13 @@ function adminFrom(env: Env): AppConfig['admin'] {
   return { username, password, totpSecret: env.MDS_ADMIN_TOTP_SECRET?.trim() || undefined };
 }
 
+function logFormat(raw: string | undefined): 'json' | 'pretty' {
+  const value = raw?.trim().toLowerCase();
+  if (!value) return process.stdout.isTTY ? 'pretty' : 'json';
+  if (value !== 'json' && value !== 'pretty') throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${raw}"`);
+  return value;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -113,6 +122,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     eventStoreMaxAppendBytes: env.EVENTSTORE_MAX_APPEND_SIZE ? parseSize('EVENTSTORE_MAX_APPEND_SIZE', env.EVENTSTORE_MAX_APPEND_SIZE) : 1024 ** 2,
     bodyLimitBytes: env.MDS_BODY_LIMIT ? parseSize('MDS_BODY_LIMIT', env.MDS_BODY_LIMIT) : 32 * 1024 ** 2,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logFormat: logFormat(env.LOG_FORMAT),
     poolSize: int(env, 'MDS_PG_POOL_SIZE', 10, 1, 1000),
     projectionBatchSize: int(env, 'MDS_PROJECTION_BATCH_SIZE', 500, 1, 100_000),
     projectionIdleMs: int(env, 'MDS_PROJECTION_IDLE_MS', 1000, 10, 60_000),
