@@ -1,7 +1,7 @@
 import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type EventRecord } from '#mds/activity';
 import { CUSTOMERS_IMPORTED, customerMergeModel as model } from '#mds/customers';
 import type { RecordedEvent } from '#mds/event-store';
-import type { ReadDeps } from '../runtime/read-side';
+import { readEventsAt, type ReadDeps } from '../runtime/read-side';
 import { dataQueryOf } from '../runtime/data-query-sql';
 
 /** What a change did to its customer, as the history names it. */
@@ -53,7 +53,7 @@ export async function customerHistory(
   const customerId = Number(found.rows[0].customer_id);
   const { rows } = await read.pool.query<{ position: string; n: number }>(`SELECT position, n FROM customer_changes WHERE customer_id = $1 ORDER BY position, n`, [customerId]);
   const places = rows.map((r) => ({ position: Number(r.position), n: r.n }));
-  const events = await eventsAt(read, [...new Set(places.map((p) => p.position))]);
+  const events = await readEventsAt(read.store, places.map((p) => p.position));
   const asOf = options.asOf === undefined ? undefined : Date.parse(options.asOf);
 
   const changes: CustomerChange[] = [];
@@ -64,8 +64,7 @@ export async function customerHistory(
     if (asOf !== undefined && Date.parse(event.createdAt) > asOf) break;
     const step = changeOf(event, place.n);
     if (!step) continue;
-    const at = { ord: customerId, position: event.position, at: event.createdAt };
-    customer = step.kind === 'update' ? (customer ? model.updateCustomer(customer, step.record, at) : customer) : model.applyToCustomer(customer, step.record, at);
+    customer = applyChange(customer, step, customerId, event);
     if (!customer) continue;
     changes.push({
       position: event.position,
@@ -86,30 +85,30 @@ export async function customerHistory(
 const withoutMatchingAids = (record: model.CustomerPatch) => Object.fromEntries(Object.entries(record).filter(([k]) => !k.startsWith('$')));
 
 /** The record a change applies: the n-th of an import chunk (from 1), or a bulk update's `update` (n 0). */
-function changeOf(event: RecordedEvent, n: number): { kind: 'record' | 'update'; type: ChangeType; record: model.CustomerPatch } | undefined {
-  if (event.type === CUSTOMERS_IMPORTED) {
-    const record = (event.data as { records: model.CustomerPatch[] }).records[n - 1];
-    if (!record) return undefined;
-    return { kind: 'record', type: record.is_forgotten === true ? 'forgetting' : record.is_deleted === true ? 'deletion' : 'import', record };
-  }
-  if (event.type === EVENTS_IMPORTED) {
-    const record = (event.data as { records: Array<EventRecord | EventDeletion> }).records[n - 1];
-    if (!record || isDeletion(record)) return undefined;
-    const effect = customerEffect(record) as model.CustomerPatch | undefined;
-    return effect ? { kind: 'record', type: 'subscription', record: effect } : undefined;
-  }
+export function changeOf(event: RecordedEvent, n: number): CustomerStep | undefined {
+  if (event.type === CUSTOMERS_IMPORTED || event.type === EVENTS_IMPORTED) return recordStep(event.type, (event.data as { records: unknown[] }).records[n - 1]);
   const query = dataQueryOf(event, 'customers');
   if (!query) return undefined;
   const update = query.update as model.CustomerPatch;
   return { kind: 'update', type: update.is_deleted !== undefined ? 'deletion' : 'bulk_update', record: update };
 }
 
-/** The events at these positions, read a few at a time. */
-async function eventsAt(read: ReadDeps, positions: number[]): Promise<Map<number, RecordedEvent>> {
-  const out = new Map<number, RecordedEvent>();
-  for (let i = 0; i < positions.length; i += 8) {
-    const pages = await Promise.all(positions.slice(i, i + 8).map((p) => read.store.readAll({ after: p - 1, limit: 1 })));
-    for (const page of pages) for (const e of page.events) out.set(e.position, e);
+/** What a record of a customer or event import chunk does to its customer (undefined: nothing). */
+export function recordStep(type: string, record: unknown): CustomerStep | undefined {
+  if (!record) return undefined;
+  if (type === CUSTOMERS_IMPORTED) {
+    const r = record as model.CustomerPatch;
+    return { kind: 'record', type: r.is_forgotten === true ? 'forgetting' : r.is_deleted === true ? 'deletion' : 'import', record: r };
   }
-  return out;
+  if (type !== EVENTS_IMPORTED || isDeletion(record as EventRecord | EventDeletion)) return undefined;
+  const effect = customerEffect(record as EventRecord) as model.CustomerPatch | undefined;
+  return effect ? { kind: 'record', type: 'subscription', record: effect } : undefined;
+}
+
+export type CustomerStep = { kind: 'record' | 'update'; type: ChangeType; record: model.CustomerPatch };
+
+/** A customer (its id `customerId`; none yet) after one of its changes, by the merge model (`event`: its position and time). */
+export function applyChange(customer: model.Customer | undefined, step: CustomerStep, customerId: number, event: Pick<RecordedEvent, 'position' | 'createdAt'>): model.Customer | undefined {
+  const at = { ord: customerId, position: event.position, at: event.createdAt };
+  return step.kind === 'update' ? (customer ? model.updateCustomer(customer, step.record, at) : customer) : model.applyToCustomer(customer, step.record, at);
 }

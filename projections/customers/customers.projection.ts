@@ -20,7 +20,8 @@ export const customersProjection: Projection = {
   // 7: customer_changes lists where each customer's changes are in the log (its history).
   // 8: a record naming a forgotten customer's identifier starts a new customer; forgetting erases (erasure.ts).
   // 9: forgetting finds the customer's records without reading the log (customer_chunks, customer_changes.ext).
-  version: 9,
+  // 10: customer_changes by position (datasync makes a message of each change of a page).
+  version: 10,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,

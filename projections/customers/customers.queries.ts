@@ -14,7 +14,7 @@ export const CUSTOMERS_QUERY_TABLE: QueryTable = {
 const BOOLEAN_DEFAULT_FALSE = new Set(['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms']);
 
 /** The permission defaults retrieval shows when a customer has none as a jsonb the stored fields override (`defaults || data`). */
-const VIEW_DEFAULTS = JSON.stringify(Object.fromEntries([...BOOLEAN_DEFAULT_FALSE].map((k) => [k, false])));
+export const VIEW_DEFAULTS = JSON.stringify(Object.fromEntries([...BOOLEAN_DEFAULT_FALSE].map((k) => [k, false])));
 
 /**
  * A page of live (not deleted) customers in customer_id order after a cursor, rendered by PostgreSQL

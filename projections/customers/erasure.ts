@@ -9,10 +9,10 @@ import { qualified as q, schemasOf as schemasIn } from '../runtime/read-model-sc
 
 const schemasOf = (tx: ProjectionTx, projection: string, table: string) => schemasIn(tx.query as never, projection, table);
 
-/** Every personal field a datasync message's record may carry, whatever its datatype. */
-const ANY_RECORD_FIELDS = [...new Set([...CUSTOMER_PERSONAL_FIELDS, ...EVENT_PERSONAL_FIELDS, ...SALE_PERSONAL_FIELDS, ...CAMPAIGN_EVENT_PERSONAL_FIELDS])];
 /** The personal keys of a sale's merged data (its fields, flat). */
 const SALE_DATA_FIELDS = SALE_PERSONAL_FIELDS.map((f) => f.replace(/^fields\./, ''));
+/** Every personal field a datasync message's record may carry, whatever its datatype (a sale's flat, as retrieval shows it, or in its fields). */
+const ANY_RECORD_FIELDS = [...new Set([...CUSTOMER_PERSONAL_FIELDS, ...EVENT_PERSONAL_FIELDS, ...SALE_PERSONAL_FIELDS, ...SALE_DATA_FIELDS, ...CAMPAIGN_EVENT_PERSONAL_FIELDS])];
 
 /**
  * Forgetting, where it holds: after a page of the customers projection forgot customers, everything
@@ -25,8 +25,9 @@ const SALE_DATA_FIELDS = SALE_PERSONAL_FIELDS.map((f) => f.replace(/^fields\./, 
  *   held: each value becomes a marker, equal values the same marker, so a rebuild matches the marked
  *   records to one another as the plain ones were and forgets the same customer.
  * - The read models built from them, in every generation and replay schema: events, sales, campaign
- *   events and the persons of sales, datasync messages (a copy of each record), other generations of
- *   the customers themselves. What a rebuild would now write, the erasure writes.
+ *   events and the persons of sales, datasync messages (a copy of each record) and what events and
+ *   sales keep for them, other generations of the customers themselves; datasync's copies of the
+ *   customers go. What a rebuild would now write, the erasure writes.
  * - forgotten_identifiers keeps the hashes of the markers instead of the identifiers (what a rebuild
  *   computes), so sales and campaign events of the customer still count as theirs.
  *
@@ -113,6 +114,20 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
       [nonce, SALE_DATA_FIELDS],
     );
   }
+  // What the read models keep for datasync messages (the record after each change), like the records themselves.
+  for (const schema of await schemasOf(tx, 'events', 'event_bulk_updates')) {
+    await tx.query(
+      `UPDATE ${q(schema, 'event_bulk_updates')} SET state = mds_personal_redact(state, $1, $2)
+        WHERE lower(state->>'email') IN ${emails} OR state->>'phone_number' IN ${values('phone_number')} OR state->>'customer_token' IN ${tokens}`,
+      [nonce, keys(EVENT_PERSONAL_FIELDS)],
+    );
+  }
+  for (const schema of await schemasOf(tx, 'sales', 'sale_changes')) {
+    await tx.query(
+      `UPDATE ${q(schema, 'sale_changes')} SET state = mds_personal_redact(state, $1, $2) WHERE lower(state->>'sale_email') IN ${emails} OR state->>'$phone' IN ${phones}`,
+      [nonce, SALE_DATA_FIELDS],
+    );
+  }
   for (const schema of await schemasOf(tx, 'campaigns', 'campaign_events')) {
     await tx.query(
       `UPDATE ${q(schema, 'campaign_events')} SET email = ${marker('email')}, phone = ${marker('phone')}, token = ${marker('token')},
@@ -126,12 +141,16 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
     const change = `m.message->'change'`;
     await tx.query(
       `UPDATE ${q(schema, 'datasync_messages')} m SET message = jsonb_set(m.message, '{change}', mds_personal_redact(${change}, $1, $2))
-        WHERE lower(coalesce(${change}->>'email', ${change}->'fields'->>'sale_email')) IN ${emails}
-           OR coalesce(${change}->>'phone_number', ${change}->'fields'->>'sale_phone_number') IN ${values('phone_number')}
+        WHERE lower(coalesce(${change}->>'email', ${change}->>'sale_email', ${change}->'fields'->>'sale_email')) IN ${emails}
+           OR coalesce(${change}->>'phone_number', ${change}->>'sale_phone_number', ${change}->'fields'->>'sale_phone_number') IN ${values('phone_number')}
            OR coalesce(${change}->>'customer_token', ${change}->>'cb_token') IN ${tokens}
            OR (m.message->>'datatype' = 'customers' AND ${change}->>'external_id' IN ${values('ext')})`,
       [nonce, keys(ANY_RECORD_FIELDS)],
     );
+  }
+  // Datasync's copies of the customers: their next change is folded from the (redacted) log instead.
+  for (const schema of await schemasOf(tx, 'datasync', 'datasync_customers')) {
+    await tx.query(`DELETE FROM ${q(schema, 'datasync_customers')} WHERE customer_id IN (SELECT customer_id FROM erasing)`);
   }
   await tx.query('DROP TABLE erasing, erase_at, erase_values');
   return { customers: forgotten.length, records };

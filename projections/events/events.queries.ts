@@ -13,6 +13,11 @@ export const EVENTS_QUERY_TABLE: QueryTable = {
 /** Filters with a column of their own; `customer` links through the customer's identifiers. */
 const COLUMN_FILTERS: Record<string, string> = { type: 'type', customer_id: 'customer_external_id', email: 'email', customer_token: 'customer_token' };
 
+/** SQL of an event's data (jsonb) with the product it was linked to by its product_ean alone as product_id. */
+export const linkedEventSql = (data: string) => `(${data}
+  || CASE WHEN ${data} ? 'product_id' OR NOT ${data} ? 'product_ean' THEN '{}'
+          ELSE coalesce((SELECT jsonb_build_object('product_id', l.external_id) FROM product_links l WHERE l.sku = '' AND l.ean = ${data}->>'product_ean'), '{}') END)`;
+
 /**
  * SQL of what retrieval shows of an event (`e` a row of customer_events). An event of a forgotten
  * customer shows only what is not personal. An event naming its product by product_ean alone shows
@@ -22,9 +27,7 @@ const COLUMN_FILTERS: Record<string, string> = { type: 'type', customer_id: 'cus
 export function eventViewSql(e: string): string {
   return `CASE WHEN ${forgottenCondition({ externalId: `${e}.customer_external_id`, phone: `${e}.phone`, email: `${e}.email` })}
                THEN jsonb_build_object('id', ${e}.id, 'type', ${e}.type, 'date', ${e}.data->'date', 'is_forgotten', true)
-               ELSE ${e}.data
-                 || CASE WHEN ${e}.data ? 'product_id' OR NOT ${e}.data ? 'product_ean' THEN '{}'
-                         ELSE coalesce((SELECT jsonb_build_object('product_id', l.external_id) FROM product_links l WHERE l.sku = '' AND l.ean = ${e}.data->>'product_ean'), '{}') END
+               ELSE ${linkedEventSql(`${e}.data`)}
                  || CASE WHEN ${e}.type <> 'ORDER_SHIPPED' OR NOT ${e}.data ? 'sale_id' OR ${e}.data ? 'sale' THEN '{}'
                          ELSE coalesce((SELECT jsonb_build_object('sale', jsonb_build_object('sale_external_id', s.sale_external_id, 'sale_date', s.data->'sale_date', 'sale_state', s.sale_state, 'sale_total', s.sale_total))
                                           FROM sales s WHERE s.sale_external_id = ${e}.data->>'sale_id' AND NOT s.is_deleted), '{}') END END`;

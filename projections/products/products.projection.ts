@@ -5,9 +5,10 @@ import type { RecordedEvent } from '#mds/event-store';
 import { SALES_IMPORTED, type SaleTransaction } from '#mds/sales';
 import { DATA_QUERY_ACCEPTED } from '#mds/imports';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
+import { anyInDatasyncWindow, DATASYNC_TARGET_EVENTS, inDatasyncWindow, noteDatasyncTargets } from '../datasync/windows';
 import { mergeImportedRecords } from '../runtime/merge-by-key';
-import type { Projection } from '../runtime/projection';
-import { linkProducts, markImported, type ProductReference } from './product-links';
+import { pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
+import { linkProducts, markImported, ORD, type ProductReference } from './product-links';
 import { PRODUCTS_QUERY_TABLE } from './products.queries';
 
 const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
@@ -27,7 +28,7 @@ function copied(r: Record<string, unknown>, prices: string[]): { title?: string;
 /** The products an event or sale chunk names, in log order, with what a created product copies. */
 export function productReferences(event: RecordedEvent): ProductReference[] {
   const at = event.createdAt;
-  const ord = (n: number) => event.position * 10000 + n;
+  const ord = (n: number) => event.position * ORD + n;
   if (event.type === EVENTS_IMPORTED) {
     return (event.data as { records: Array<EventRecord | EventDeletion> }).records.flatMap((r, n) => {
       if (isDeletion(r) || (r.product_id === undefined && r.product_ean === undefined)) return [];
@@ -57,24 +58,26 @@ export const productsProjection: Projection = {
   name: 'products',
   // 3: an unknown product_id's product copies title, name and price too.
   // 4: category and category_id are strings (lists imported before are joined: product_record).
-  version: 4,
-  eventTypes: [PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, DATA_QUERY_ACCEPTED],
+  // 5: inside a datasync datatarget's window, product_changes keeps each change with the row after it.
+  version: 5,
+  eventTypes: [PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, DATA_QUERY_ACCEPTED, ...DATASYNC_TARGET_EVENTS],
   // Product chunks are read from the log in SQL; event and sale chunks are read in Node for their product references.
   logDataTypes: [PRODUCTS_IMPORTED],
   batchSize: 20,
-  tables: ['products', 'product_links'],
+  tables: ['products', 'product_links', 'product_changes', 'product_datasync_windows'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
     await forEachRun(events, (e) => e.type, async (run) => {
-      if (run[0].type === PRODUCTS_IMPORTED) {
+      if (DATASYNC_TARGET_EVENTS.includes(run[0].type)) {
+        await noteDatasyncTargets(run, 'products', tx);
+      } else if (run[0].type === PRODUCTS_IMPORTED) {
+        const key = { external_id: "r.rec->>'external_id'", language: "coalesce(r.rec->>'language', '')" };
+        if (await anyInDatasyncWindow(tx, 'products', run.map((e) => e.position))) await keepImportedStates(run, key, tx);
         await mergeImportedRecords(
           tx,
           run,
           'products',
-          [
-            { column: 'external_id', expr: "r.rec->>'external_id'" },
-            { column: 'language', expr: "coalesce(r.rec->>'language', '')" },
-          ],
+          Object.entries(key).map(([column, expr]) => ({ column, expr })),
           (batch) => markImported(tx, batch),
           'product_record(r.rec)',
         );
@@ -82,8 +85,14 @@ export const productsProjection: Projection = {
         for (const e of run) {
           const query = dataQueryOf(e, 'products');
           if (!query) continue;
-          const params: unknown[] = [JSON.stringify(query.update), e.createdAt];
-          await tx.query(`UPDATE products SET data = jsonb_strip_empty(data || product_record($1::jsonb)), updated_at = $2 WHERE ${matchWhere(query.match, PRODUCTS_QUERY_TABLE, params)}`, params);
+          const params: unknown[] = [JSON.stringify(query.update), e.createdAt, e.position];
+          // Each product row reached is a change (n 0: the whole event).
+          await tx.query(
+            `WITH u AS (UPDATE products SET data = jsonb_strip_empty(data || product_record($1::jsonb)), updated_at = $2
+                         WHERE ${matchWhere(query.match, PRODUCTS_QUERY_TABLE, params)} RETURNING external_id, language, data)
+             INSERT INTO product_changes (position, n, external_id, language, state) SELECT $3, 0, external_id, language, data FROM u WHERE ${inDatasyncWindow('products', '$3::bigint')}`,
+            params,
+          );
         }
       } else {
         await linkProducts(tx, run.flatMap(productReferences));
@@ -91,3 +100,21 @@ export const productsProjection: Projection = {
     });
   },
 };
+
+/**
+ * Inside a datasync window, each imported record's row as it is after the record (product_changes):
+ * the row before the run, then the run's records of that row merged in log order up to this one.
+ */
+async function keepImportedStates(run: RecordedEvent[], key: { external_id: string; language: string }, tx: ProjectionTx): Promise<void> {
+  const page = pageRecords(run, '$1');
+  await queryByIndex(
+    tx,
+    `INSERT INTO product_changes (position, n, external_id, language, state)
+     SELECT position, n, external_id, language, state FROM (
+       SELECT c.position, r.n::int AS n, ${key.external_id} AS external_id, ${key.language} AS language,
+              jsonb_strip_empty(coalesce(p.data, '{}') || jsonb_merge_agg(product_record(r.rec)) OVER (PARTITION BY ${key.external_id}, ${key.language} ORDER BY c.position, r.n)) AS state
+         FROM ${page.from} LEFT JOIN products p ON p.external_id = ${key.external_id} AND p.language = ${key.language}) x
+      WHERE ${inDatasyncWindow('products', 'x.position')}`,
+    [page.json],
+  );
+}

@@ -2,7 +2,8 @@ import { Client, type Pool } from 'pg';
 import type { EventStore, ReadAllPage } from '#mds/event-store';
 import { quoteIdent, type Logger } from '#mds/platform';
 import { createGeneration, dropRetiredGenerations, liveGeneration, pointViews, type Generation } from './catalog';
-import { EventDataNeeded, NAME, type Projection } from './projection';
+import { EventDataNeeded, NAME, type Projection, type ProjectionTx } from './projection';
+import { readEventsAt } from './read-side';
 
 export interface RunnerDeps {
   pool: Pool;
@@ -50,7 +51,15 @@ export async function releaseLease(client: Client, key: string): Promise<void> {
  * update is a compare-and-set on the checkpoint the page was read after: if anyone else moved it, or
  * the generation was retired by a switch, nothing is committed and the caller reloads.
  */
-export async function applyPage(client: Client, projection: Projection, gen: Generation, page: ReadAllPage, signal?: AbortSignal, keyedHash?: RunnerDeps['keyedHash']): Promise<boolean> {
+export async function applyPage(
+  client: Client,
+  projection: Projection,
+  gen: Generation,
+  page: ReadAllPage,
+  signal?: AbortSignal,
+  keyedHash?: RunnerDeps['keyedHash'],
+  store?: EventStore,
+): Promise<boolean> {
   const move = moveCheckpointCall(projection, gen, page.position);
   try {
     if (page.events.length === 0) {
@@ -59,7 +68,7 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
     } else {
       await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
       try {
-        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal, keyedHash });
+        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal, keyedHash, readAt: readerOf(store) });
         await assertPersonalDataUnchanged(client, page.personalEpoch);
         // Compare-and-set and COMMIT in one round trip.
         await client.query(`${move}; COMMIT`);
@@ -75,6 +84,9 @@ export async function applyPage(client: Client, projection: Projection, gen: Gen
   gen.checkpoint = page.position;
   return true;
 }
+
+/** ProjectionTx.readAt over the log. */
+export const readerOf = (store?: EventStore): ProjectionTx['readAt'] => (store ? (positions) => readEventsAt(store, positions) : undefined);
 
 /** A forgetting rewrote personal data after the page was read: what was built from it is not committed. */
 export class PersonalDataChanged extends Error {
@@ -132,7 +144,7 @@ async function readAndApply(
   page ??= await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, state.allData);
   for (let attempt = 1; ; attempt++) {
     try {
-      return { page, applied: await applyPage(client, projection, gen, page, signal, deps.keyedHash) };
+      return { page, applied: await applyPage(client, projection, gen, page, signal, deps.keyedHash, deps.store) };
     } catch (err) {
       if (err instanceof EventDataNeeded && !state.allData) state.allData = true;
       else if (!(err instanceof PersonalDataChanged) || attempt >= 20) throw err;
@@ -257,7 +269,7 @@ async function switchTo(client: Client, deps: RunnerDeps, projection: Projection
       if (page.position === checkpoint) break;
       epoch ??= page.personalEpoch;
       if (page.events.length > 0) {
-        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal, keyedHash: deps.keyedHash });
+        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal, keyedHash: deps.keyedHash, readAt: readerOf(deps.store) });
       }
       checkpoint = page.position;
     }

@@ -20,6 +20,11 @@ export interface ProjectionTx {
    * value itself may not (forgetting keeps those of the identifiers it erased). Absent where no key is.
    */
   keyedHash?: (value: string) => string;
+  /**
+   * The events at these log positions, with their data: for a projection that needs earlier events
+   * than its page's (datasync folds a record's history the first time it sees it).
+   */
+  readAt?: (positions: number[]) => Promise<Map<number, RecordedEvent>>;
 }
 
 export interface Projection {

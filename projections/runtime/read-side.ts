@@ -1,4 +1,4 @@
-import type { EventStore } from '#mds/event-store';
+import type { EventStore, RecordedEvent } from '#mds/event-store';
 import type { Pool } from 'pg';
 import { waitForProjection, type CheckpointListener } from './consistency';
 
@@ -23,4 +23,15 @@ export async function caughtUp<T>(read: ReadDeps, projection: string, lookup: ()
     return found; // still behind: answer from what is there (the records are reported, not lost)
   }
   return lookup();
+}
+
+/** The events at these log positions (with their data), read a few at a time. */
+export async function readEventsAt(store: EventStore, positions: number[]): Promise<Map<number, RecordedEvent>> {
+  const out = new Map<number, RecordedEvent>();
+  const wanted = [...new Set(positions)];
+  for (let i = 0; i < wanted.length; i += 8) {
+    const pages = await Promise.all(wanted.slice(i, i + 8).map((p) => store.readAll({ after: p - 1, limit: 1 })));
+    for (const page of pages) for (const e of page.events) out.set(e.position, e);
+  }
+  return out;
 }

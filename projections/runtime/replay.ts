@@ -4,7 +4,7 @@ import type { Client, Pool } from 'pg';
 import type { EventStore, ReadAllPage } from '#mds/event-store';
 import { quoteIdent } from '#mds/platform';
 import { EventDataNeeded, NAME, type Projection } from './projection';
-import { openDedicatedClient, readPage, type RunnerDeps } from './projection-runner';
+import { openDedicatedClient, readerOf, readPage, type RunnerDeps } from './projection-runner';
 
 /** Where a replay stands: the projection being built, how far, and the whole replay's ETA. */
 export interface ReplayProgress {
@@ -178,7 +178,7 @@ async function replayOne(
       await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(options.schema)}, public`);
       try {
         // The read models this one reads were replayed to `until` first: nothing to wait for.
-        await projection.apply(events, { query: client.query.bind(client) as never, schema: options.schema, position: Math.min(p.position, options.until), upstreamAt: options.until, keyedHash: deps.keyedHash });
+        await projection.apply(events, { query: client.query.bind(client) as never, schema: options.schema, position: Math.min(p.position, options.until), upstreamAt: options.until, keyedHash: deps.keyedHash, readAt: readerOf(deps.store) });
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);

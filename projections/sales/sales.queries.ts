@@ -12,6 +12,12 @@ export const SALES_QUERY_TABLE: QueryTable = {
 
 const COLUMN_FILTERS: Record<string, string> = { sale_state: 'sale_state', sale_customer_id: 'customer_external_id', sale_email: 'email', sale_external_id: 'sale_external_id' };
 
+/** SQL of a transaction's rows (a jsonb list) with the product each row without a product_id was linked to by its sku/ean as product_id. */
+export const linkedRowsSql = (rows: string) => `(
+  SELECT coalesce(jsonb_agg(CASE WHEN x ? 'product_id' OR l.external_id IS NULL THEN x ELSE x || jsonb_build_object('product_id', l.external_id) END ORDER BY o), '[]')
+    FROM jsonb_array_elements(${rows}) WITH ORDINALITY AS r(x, o)
+    LEFT JOIN product_links l ON NOT x ? 'product_id' AND l.sku = coalesce(x->>'product_sku', '') AND l.ean = coalesce(x->>'product_ean', ''))`;
+
 /**
  * SQL of what retrieval shows of a transaction (`s` a row of sales): its fields (without the buyer's
  * identifiers when they are a forgotten customer's), state and total, its rows as `products`
@@ -22,10 +28,7 @@ export function saleViewSql(s: string): string {
   return `(jsonb_build_object('sale_external_id', ${s}.sale_external_id)
     || CASE WHEN ${forgottenCondition({ externalId: `${s}.customer_external_id`, phone: `${s}.phone`, email: `${s}.email` })}
             THEN ${s}.data - ARRAY['sale_customer_id', 'sale_email', 'sale_phone_number', '$phone'] || '{"is_forgotten": true}' ELSE ${s}.data - '$phone' END
-    || jsonb_build_object('sale_state', ${s}.sale_state, 'sale_total', ${s}.sale_total, 'products', (
-         SELECT coalesce(jsonb_agg(CASE WHEN x ? 'product_id' OR l.external_id IS NULL THEN x ELSE x || jsonb_build_object('product_id', l.external_id) END ORDER BY o), '[]')
-           FROM jsonb_array_elements(${s}.products) WITH ORDINALITY AS r(x, o)
-           LEFT JOIN product_links l ON NOT x ? 'product_id' AND l.sku = coalesce(x->>'product_sku', '') AND l.ean = coalesce(x->>'product_ean', '')))
+    || jsonb_build_object('sale_state', ${s}.sale_state, 'sale_total', ${s}.sale_total, 'products', ${linkedRowsSql(`${s}.products`)})
     || coalesce((SELECT jsonb_build_object('shipments', jsonb_agg(jsonb_strip_nulls(jsonb_build_object('id', e.id, 'date', e.data->'date', 'tracking_number', e.data->'tracking_number')) ORDER BY e.id))
                    FROM customer_events e WHERE e.type = 'ORDER_SHIPPED' AND e.data->>'sale_id' = ${s}.sale_external_id AND e.data ? 'sale_id' AND NOT e.is_deleted
                   HAVING count(*) > 0), '{}'))`;

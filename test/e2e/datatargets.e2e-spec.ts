@@ -1,12 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { DeliveryWorker } from '#mds/outlet-worker';
-import { customersProjection, datasyncProjection, datatargetsProjection, rebuildProjection, waitForProjection } from '#mds/projections';
+import { customersProjection, datasyncProjection, datatargetsProjection, eventsProjection, productsProjection, rebuildProjection, salesProjection, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { startRawReceiver, startReceiver } from '../support/receiver';
 import { DELIVERY_ATTEMPTED, isSensitiveHeader, MASK } from '#mds/datatargets';
 
 type Json = Record<string, any>;
+
+/** The permissions retrieval shows a customer with when it has none. */
+const NO_PERMISSIONS = { can_email: false, can_post: false, can_profile: false, can_push: false, can_sms: false };
 
 describe('datatargets, outlets and webhook delivery', () => {
   let api: TestApi;
@@ -15,7 +18,7 @@ describe('datatargets, outlets and webhook delivery', () => {
 
   beforeAll(async () => {
     api = await startTestApi({
-      projections: [customersProjection, datatargetsProjection, datasyncProjection],
+      projections: [customersProjection, productsProjection, eventsProjection, salesProjection, datatargetsProjection, datasyncProjection],
       env: { OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20', OUTLET_BACKOFF_BASE_MS: '20', OUTLET_MAX_BACKOFF_MS: '100' },
     });
     token = (await seedUserToken(api.rt, 'targets', ['staff'])).token;
@@ -89,11 +92,117 @@ describe('datatargets, outlets and webhook delivery', () => {
       return body.messages;
     });
     expect(messages).toEqual([
-      { datatype: 'customers', change: { external_id: 'DS-1', phone_number: '+358401111111' } },
-      { datatype: 'customers', change: { external_id: 'DS-2', first_name: 'Ann' } },
+      { datatype: 'customers', change: { external_id: 'DS-1', phone_number: '+358401111111', ...NO_PERMISSIONS } },
+      { datatype: 'customers', change: { external_id: 'DS-2', first_name: 'Ann', ...NO_PERMISSIONS } },
     ]);
     expect(run.status).toBe(200);
     expect((await send('POST', `/api/datatargets/${target.id}/post/`, { messages: [{ a: 1 }] })).status).toBe(409);
+  });
+
+  /** Runs a request that appends a run, and waits until every read model it feeds has applied it. */
+  const completed = async (res: { status: number; body: Json }) => {
+    expect([res.status, res.body.errors ?? []]).toEqual([200, []]);
+    await eventually(async () => expect((await send('GET', `/api/runs/${res.body.run_id}/`)).body.state).toBe('completed'));
+    return res.body;
+  };
+  /** A datasync datatarget's messages once there are `count` of them. */
+  const synced = (id: string, count: number) =>
+    eventually(async () => {
+      const body = (await send('GET', `/api/datatargets/${id}/retrieve/?limit=1000`)).body;
+      expect(body.messages.length).toBe(count);
+      return body.messages.map((m: Json) => m.change) as Json[];
+    });
+  const datasync = async (datatype: string) => (await send('POST', '/api/datatargets/', { datatarget_type: 'datasync', datatype, name: `${datatype} sync` })).body.datatarget as Json;
+
+  it('makes a message of every change of a customer, with the customer after it: imports, subscriptions, bulk updates, deletions, forgettings', async () => {
+    // A customer changed while no datatarget synchronised customers: its first message after one is created has all of it.
+    for (const t of (await send('GET', '/api/datatargets/')).body.datatargets as Json[]) {
+      if (t.datatype === 'customers') expect((await send('DELETE', `/api/datatargets/${t.id}/`)).status).toBe(200);
+    }
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'MS-OLD', first_name: 'Olli', tags: ['x'] }] }));
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'MS-OLD', 'tags.add': ['y'] }] }));
+    const target = await datasync('customers');
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'MS-OLD', last_name: 'Old' }, { external_id: 'MS-OLD', 'tags.remove': ['x'] }] }));
+    expect(await synced(target.id, 2)).toEqual([
+      { external_id: 'MS-OLD', first_name: 'Olli', last_name: 'Old', tags: ['x', 'y'], ...NO_PERMISSIONS },
+      { external_id: 'MS-OLD', first_name: 'Olli', last_name: 'Old', tags: ['y'], ...NO_PERMISSIONS },
+    ]);
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'MS-1', email: 'ms1@example.com', first_name: 'Mia', gender: 'female', tags: ['a'] }, { external_id: 'MS-2', phone_number: '+358401231234' }] }));
+    // A patch, then another of the same customer in the same request: each message is the whole customer after its change.
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'MS-1', last_name: 'Sun', 'tags.add': ['b'] }, { email: 'MS1@example.com', gender: '' }] }));
+    // A subscription changes the customer; a browse does not.
+    await completed(await send('POST', '/api/events/upload/', { events: [{ type: 'MAIL_SUBSCRIBE', date: '2024-05-01', customer_id: 'MS-1', mailing_lists: ['news'] }, { type: 'BROWSE', date: '2024-05-01', customer_id: 'MS-1', path: '/' }] }));
+    await completed(await send('POST', '/api/data/query/', { datatype: 'customers', match: { external_id: ['MS-2', 'NOBODY'] }, update: { vip_level: 'gold' } }));
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'MS-2', is_deleted: true }] }));
+    const mia = { external_id: 'MS-1', email: 'ms1@example.com', first_name: 'Mia', ...NO_PERMISSIONS };
+    expect((await synced(target.id, 9)).slice(2)).toEqual([
+      { ...mia, gender: 'female', tags: ['a'] },
+      { external_id: 'MS-2', phone_number: '+358401231234', ...NO_PERMISSIONS },
+      { ...mia, gender: 'female', last_name: 'Sun', tags: ['a', 'b'] },
+      { ...mia, email: 'MS1@example.com', last_name: 'Sun', tags: ['a', 'b'] },
+      { ...mia, email: 'MS1@example.com', last_name: 'Sun', tags: ['a', 'b'], can_email: true, mailing_lists: ['news'] },
+      { external_id: 'MS-2', phone_number: '+358401231234', ...NO_PERMISSIONS, vip_level: 'gold' },
+      { external_id: 'MS-2', phone_number: '+358401231234', is_deleted: true },
+    ]);
+    // Forgotten: a message saying which (by its external id), and the earlier ones keep nothing personal of them.
+    await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'MS-1', is_forgotten: true }] }));
+    const after = (await synced(target.id, 10)).slice(2);
+    expect(after[7]).toEqual({ external_id: 'MS-1', is_forgotten: true });
+    expect(JSON.stringify(after)).not.toMatch(/ms1@example|Mia|Sun/);
+    const marker = expect.stringMatching(/^\[forgotten [0-9a-f]{12}\]$/);
+    expect(after[3]).toEqual({ ...NO_PERMISSIONS, external_id: 'MS-1', email: marker, first_name: marker, last_name: marker, tags: ['a', 'b'] });
+  });
+
+  it('makes a message of every change of a product, an event and a sale, with the record after it, and of their deletions', async () => {
+    const [products, events, sales] = [await datasync('products'), await datasync('events'), await datasync('sales')];
+    await completed(await send('POST', '/api/products/upload/', { products: [{ external_id: 'DP-1', title: 'Boot', price: 100 }] }));
+    await completed(await send('POST', '/api/products/upload/', { products: [{ external_id: 'DP-1', price: 90 }, { external_id: 'DP-1', language: 'fi', title: 'Saapas' }] }));
+    // An event naming an unknown product creates it: a change of the products too.
+    await completed(await send('POST', '/api/events/upload/', { events: [
+      { type: 'BASKET_ADD', date: '2024-05-02', customer_id: 'DC-1', product_id: 'DP-NEW', product_title: 'New', label: 'ds' },
+      { type: 'BROWSE', date: '2024-05-02', customer_id: 'DC-1', label: 'ds', path: '/boots' },
+    ] }));
+    await completed(await send('POST', '/api/data/query/', { datatype: 'products', match: { external_id: 'DP-1' }, update: { visible: false } }));
+    expect(await synced(products.id, 6)).toEqual([
+      { external_id: 'DP-1', title: 'Boot', price: 100 },
+      { external_id: 'DP-1', title: 'Boot', price: 90 },
+      { external_id: 'DP-1', language: 'fi', title: 'Saapas' },
+      { external_id: 'DP-NEW', title: 'New' },
+      { external_id: 'DP-1', title: 'Boot', price: 90, visible: false },
+      { external_id: 'DP-1', language: 'fi', title: 'Saapas', visible: false },
+    ]);
+    const [basket, browse] = await synced(events.id, 2);
+    expect([basket, browse]).toEqual([
+      { id: expect.any(Number), type: 'BASKET_ADD', date: '2024-05-02T00:00:00Z', customer_id: 'DC-1', product_id: 'DP-NEW', product_title: 'New', label: 'ds' },
+      { id: expect.any(Number), type: 'BROWSE', date: '2024-05-02T00:00:00Z', customer_id: 'DC-1', label: 'ds', path: '/boots' },
+    ]);
+    await completed(await send('POST', '/api/data/query/', { datatype: 'events', match: { label: 'ds' }, update: { reason: 'campaign' } }));
+    await completed(await send('POST', '/api/events/upload/', [{ id: basket.id, is_deleted: true }]));
+    await completed(await send('POST', '/api/data/query/', { datatype: 'events', match: { id: browse.id }, update: { is_deleted: true } }));
+    expect((await synced(events.id, 6)).slice(2)).toEqual([
+      { ...basket, reason: 'campaign' },
+      { ...browse, reason: 'campaign' },
+      { id: basket.id, is_deleted: true },
+      { id: browse.id, is_deleted: true },
+    ]);
+    await completed(await send('POST', '/api/sales/upload/', { sales: [
+      { sale_external_id: 'DS-S1', product_sku: 'SKU-DS', quantity: 1, unit_price: 90 },
+      { sale_external_id: 'DS-S1', sale_date: '2024-05-03', sale_customer_id: 'DC-1', tags: ['gift'] },
+    ] }));
+    // Re-sent with only a state and its rows: the message has the transaction after it, date and customer included.
+    await completed(await send('POST', '/api/sales/upload/', { sales: [{ sale_external_id: 'DS-S1', sale_state: 'processing', product_id: 'DP-1', quantity: 2, unit_price: 90 }] }));
+    await completed(await send('POST', '/api/data/query/', { datatype: 'sales', match: { sale_external_id: 'DS-S1' }, update: { sale_state: 'cancelled' } }));
+    await completed(await send('POST', '/api/data/query/', { datatype: 'sales', match: { sale_external_id: 'DS-S1' }, update: { is_deleted: true } }));
+    const transaction = { sale_external_id: 'DS-S1', sale_date: '2024-05-03T00:00:00Z', sale_customer_id: 'DC-1', tags: ['gift'] };
+    const twoBoots = { ...transaction, sale_total: 180, products: [{ product_id: 'DP-1', quantity: 2, unit_price: 90, discount: 0, total: 180 }] };
+    expect(await synced(sales.id, 4)).toEqual([
+      { ...transaction, sale_state: 'COMPLETE', sale_total: 90, products: [{ product_sku: 'SKU-DS', product_id: 'sku:SKU-DS', quantity: 1, unit_price: 90, discount: 0, total: 90 }] },
+      { ...twoBoots, sale_state: 'PROCESSING' },
+      { ...twoBoots, sale_state: 'CANCELLED' },
+      { sale_external_id: 'DS-S1', is_deleted: true },
+    ]);
+    // The synthetic product the sale's sku created is a change of the products too.
+    expect((await synced(products.id, 7))[6]).toEqual({ external_id: 'sku:SKU-DS', sku: 'SKU-DS', price: 90 });
   });
 
   it('delivers batched messages through the template, in order, and logs each attempt', async () => {
