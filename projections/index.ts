@@ -39,7 +39,7 @@ export { shopsProjection } from './shops/shops.projection';
 export { streamsProjection } from './streams/streams.projection';
 export { customersProjection } from './customers/customers.projection';
 export { customersMerge } from './customers/merge/merge-waves';
-export { findLiveCustomer, listCustomers } from './customers/customers.queries';
+export { findLiveCustomer, listCustomers, VIEW_DEFAULTS } from './customers/customers.queries';
 export { customerHistory, customerView, type CustomerChange, type CustomerHistory } from './customers/customer-history';
 export { productsProjection } from './products/products.projection';
 export { listProducts } from './products/products.queries';
