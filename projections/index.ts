@@ -76,6 +76,7 @@ export async function currentSettings(read: ReadDeps): Promise<Settings> {
 export const readModelPorts = (read: ReadDeps) => ({
   knownEventIds: (ids: number[]) => caughtUp(read, 'events', () => existingEventIds(read.pool, ids), (found) => found.size === ids.length),
   knownSaleTransactions: (ids: string[]) => caughtUp(read, 'sales', () => knownSaleTransactions(read.pool, ids), (found) => found.size === ids.length),
+  knownSalesNow: (ids: string[]) => knownSaleTransactions(read.pool, ids),
   dataQueryMatches: (query: DataQuery) => countMatches(read.pool, query.match, DATA_QUERY_TABLES[query.datatype]),
   erasedIdentifiers: erasedIdentifiers(read.pool),
   ownerTokens: (ownerId: string) => activeTokenIds(read, ownerId),

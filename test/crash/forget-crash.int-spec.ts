@@ -28,7 +28,7 @@ describe('forgetting survives kill -9 of the projector during the erasure', () =
     }
     const events = Array.from({ length: CUSTOMERS }, (_, i) => ({ type: 'BROWSE', date: '2026-03-01T10:00:00Z', email: `crash.person${i}@example.com`, path: `/p${i}` }));
         for (let i = 0; i < CUSTOMERS; i += 1000) {
-      await new ImportEventsHandler(rt.store, async () => new Set<number>(), async () => new Map()).execute(new ImportEventsCommand({ records: events.slice(i, i + 1000), atomic: true, caller: 'test' }));
+      await new ImportEventsHandler(rt.store, async () => new Set<number>(), async () => new Set<string>()).execute(new ImportEventsCommand({ records: events.slice(i, i + 1000), atomic: true, caller: 'test' }));
     }
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 export * from './event-import';
 export * from './customer-effects';
 export { ImportEventsCommand } from './import-events/import-events.command';
-export { ImportEventsHandler, KNOWN_EVENT_IDS, type KnownEventIds } from './import-events/import-events.handler';
+export { ImportEventsHandler, KNOWN_EVENT_IDS, KNOWN_SALES_NOW, type KnownEventIds, type KnownSalesNow } from './import-events/import-events.handler';
 export { ActivityModule } from './activity.module';

@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ACCESS_DEPS, OWNER_TOKENS } from '#mds/access';
-import { KNOWN_EVENT_IDS } from '#mds/activity';
+import { KNOWN_EVENT_IDS, KNOWN_SALES_NOW } from '#mds/activity';
 import { ERASED_IDENTIFIERS } from '#mds/customers';
 import { EVENT_STORE } from '#mds/event-store';
 import { DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, type DataQueryUpdateRules } from '#mds/imports';
@@ -32,12 +32,13 @@ export class RuntimeModule {
         { provide: ACCESS_DEPS, useValue: runtime.accessDeps },
         { provide: KNOWN_EVENT_IDS, useValue: ports.knownEventIds },
         { provide: KNOWN_SALE_TRANSACTIONS, useValue: ports.knownSaleTransactions },
+        { provide: KNOWN_SALES_NOW, useValue: ports.knownSalesNow },
         { provide: DATA_QUERY_MATCHES, useValue: ports.dataQueryMatches },
         { provide: ERASED_IDENTIFIERS, useValue: ports.erasedIdentifiers },
         { provide: DATA_QUERY_UPDATE_RULES, useValue: updateRules },
         { provide: OWNER_TOKENS, useValue: ports.ownerTokens },
       ],
-      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS, OWNER_TOKENS],
+      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, KNOWN_SALES_NOW, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS, OWNER_TOKENS],
     };
   }
 }
