@@ -61,6 +61,13 @@ describe('bulk update (POST /api/data/query/)', () => {
     expect((await list('customers')).map((c) => c.external_id)).toEqual(['A', 'C']);
   });
 
+  it('adds and removes list items of customers, as an import does', async () => {
+    await applied(await send('POST', '/api/data/query/', { datatype: 'customers', match: { external_id: 'C' }, update: { 'tags.add': ['winter', 'vip'], 'tags.remove': 'new' } }));
+    expect((await list('customers', '?external_id=C'))[0].tags).toEqual(['winter', 'vip']);
+    expect((await send('POST', '/api/data/query/', { datatype: 'customers', match: { external_id: 'C' }, update: { 'tags.add': { not: 'a list' } } })).body.error.message).toMatch(/^update: tags\.add: expected a list/);
+    expect((await send('POST', '/api/data/query/', { datatype: 'products', match: { external_id: 'P1' }, update: { 'tags.add': ['x'] } })).body.error.message).toBe('update: "tags.add" is not a field name');
+  });
+
   it('updates products without a category and cancels pending sales (out of statistics)', async () => {
     expect((await applied(await send('POST', '/api/data/query/', { datatype: 'products', match: { 'category.exists': false }, update: { visible: false } }))).matched).toBe(1);
     expect((await list('products')).filter((p) => p.visible === false).map((p) => p.external_id)).toEqual(['P2']);

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { WrongExpectedRevisionError, type EventStore } from '#mds/event-store';
 import { invalidRequest } from '#mds/platform';
+import { coerceList, CoercionError } from './coerce';
 import { DATA_QUERY_ACCEPTED, importStream, keyedRunId, previousAnswer, readRun, type DataQuery, type ImportRunAccepted } from './import-run';
 
 export const DATA_QUERY_DATATYPES = ['customers', 'products', 'events', 'sales'] as const;
@@ -13,6 +14,8 @@ const PROTECTED: Record<DataQuery['datatype'], string[]> = {
   sales: ['sale_external_id', 'sale_date', 'sale_customer_id', 'sale_email', 'sale_phone_number', 'products', 'sale_total', 'sale_discount', 'sale_shipping', 'sale_currency', 'sale_exchange_rate'],
 };
 const FIELD = /^[A-Za-z][A-Za-z0-9_-]{0,199}$/;
+/** List operations a customers' bulk update takes, as a customer import does (README "Bulk update"). */
+const LIST_OPERATIONS = new Set(['tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove']);
 const MAX_IN = 10_000;
 
 const isScalar = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
@@ -53,6 +56,15 @@ export function validateDataQuery(body: unknown, normalize: (datatype: string, k
   }
   const normalized: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(update as Record<string, unknown>)) {
+    if (dt === 'customers' && LIST_OPERATIONS.has(key)) {
+      try {
+        normalized[key] = coerceList(value);
+      } catch (err) {
+        if (err instanceof CoercionError) throw invalidRequest(`update: ${key}: ${err.message}`);
+        throw err;
+      }
+      continue;
+    }
     if (!FIELD.test(key)) throw invalidRequest(`update: "${key.slice(0, 50)}" is not a field name`);
     if (PROTECTED[dt].includes(key)) throw invalidRequest(`update: ${key} cannot be changed by a bulk update of ${dt}`);
     if (key === 'is_deleted' && value !== true) throw invalidRequest('update: is_deleted can only be set to true (deletion cannot be undone)');
