@@ -1,23 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
-import * as net from 'node:net';
 import { PROJECTIONS, rebuildProjection } from '#mds/projections';
 import { seedUserToken } from '../support/api';
 import { eventually } from '../support/eventually';
 import { IMPORTS } from '../fixtures/hostile/corpus';
-import { startCli } from '../support/processes';
+import { freePort, startCli } from '../support/processes';
 import { openTestRuntime, type TestRuntime } from '../support/runtime';
 
 const LEASE_RETRY_MS = 300;
 const ROUNDS = 12;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 type Child = { child: ChildProcess; exited: Promise<number | null>; output: () => string };
 

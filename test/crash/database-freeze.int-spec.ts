@@ -1,23 +1,14 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { eventually } from '../support/eventually';
-import { startCli } from '../support/processes';
+import { freePort, startCli } from '../support/processes';
 
 const FREEZE_MS = 10_000;
 const PER_REQUEST = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Answer {
   key: string;

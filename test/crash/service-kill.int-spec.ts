@@ -1,23 +1,14 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { eventually } from '../support/eventually';
-import { startCli } from '../support/processes';
+import { freePort, startCli } from '../support/processes';
 
 const TOTAL = 50_000;
 const PER_REQUEST = 1000;
 const KILLS = 5;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const alive = (pid: number) => {
   try {

@@ -2,7 +2,7 @@ import { createApiApp } from '#mds/api';
 import { openRuntime, type Runtime } from '#mds/runtime';
 import { accessProjection, rebuildProjection, waitForProjection } from '#mds/projections';
 import type { AppConfig } from '#mds/platform';
-import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { httpCaller, seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { eventually } from '../support/eventually';
 import { followPages } from '../support/paging';
 import { runCli } from '../support/processes';
@@ -22,17 +22,7 @@ async function secondApi(first: TestApi, config: Partial<AppConfig> = {}): Promi
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return {
     rt,
-    async call(path, init = {}) {
-      const res = await fetch(`${base}${path}`, init);
-      const text = await res.text();
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // not JSON
-      }
-      return { status: res.status, body, headers: res.headers, text };
-    },
+    call: httpCaller(base),
     async close() {
       await app.close();
       await rt.close();

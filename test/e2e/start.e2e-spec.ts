@@ -1,19 +1,10 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { eventually } from '../support/eventually';
-import { CLI, ROOT, startCli } from '../support/processes';
+import { CLI, freePort, ROOT, startCli } from '../support/processes';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function postgresRunning(dataDir: string): boolean {
   const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');

@@ -13,6 +13,21 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+/** Requests to an API at `base`: the status, the body as JSON when it is JSON, else as text. */
+export function httpCaller(base: string): TestApi['call'] {
+  return async (path, init = {}) => {
+    const res = await fetch(`${base}${path}`, init);
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, body, headers: res.headers, text };
+  };
+}
+
 /** The API on a fresh database, listening on loopback, with its projections running. */
 export async function startTestApi(
   options: { env?: Record<string, string>; contexts?: ApiContextModules; config?: Partial<AppConfig>; projections?: Projection[] } = {},
@@ -32,17 +47,7 @@ export async function startTestApi(
     rt,
     app,
     base,
-    async call(path, init = {}) {
-      const res = await fetch(`${base}${path}`, init);
-      const text = await res.text();
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // not JSON
-      }
-      return { status: res.status, body, headers: res.headers, text };
-    },
+    call: httpCaller(base),
     async close() {
       await app.close();
       await projector.stop();
