@@ -1,4 +1,6 @@
 import {
+  outletStateOf,
+  outletStream,
   ControlOutletCommand,
   ControlOutletHandler,
   CreateDatatargetCommand,
@@ -27,3 +29,24 @@ export const postMessages = (store: EventStore, datatargetId: string, body: { me
 
 export const controlOutlet = (store: EventStore, outletId: string, action: OperatorAction, meta: CommandMeta, toMessageNumber?: number) =>
   new ControlOutletHandler(store).execute(new ControlOutletCommand(outletId, action, meta, toMessageNumber));
+
+/** The outlet's last delivered message number, as its stream's last event records it. */
+export const lastDelivered = async (store: EventStore, outletId: string) =>
+  outletStateOf((await store.readStream(outletStream(outletId), { direction: 'backwards', limit: 1 }))[0]).last_delivered_message_number;
+
+/**
+ * How the batches one outlet's receiver got, in arrival order, show the delivery: each must be
+ * consecutive messages starting no later than right after the highest delivered so far (in order,
+ * nothing skipped). Returns the batches that are not, the highest message, and how many were sent again.
+ */
+export function deliveryOrder(batches: number[][]): { outOfOrder: number[][]; highest: number; duplicates: number } {
+  const outOfOrder: number[][] = [];
+  let highest = 0;
+  let duplicates = 0;
+  for (const batch of batches) {
+    if (batch.some((n, i) => n !== batch[0] + i) || batch[0] > highest + 1) outOfOrder.push(batch);
+    if (batch[0] <= highest) duplicates++;
+    highest = Math.max(highest, batch[batch.length - 1]);
+  }
+  return { outOfOrder, highest, duplicates };
+}
