@@ -131,12 +131,18 @@ describe('audit trail over HTTP', () => {
 
     it('pages the whole log by next_url while imports go on, losing and repeating nothing', async () => {
       let importing = true;
+      let firstWritten!: () => void;
+      const written = new Promise<void>((resolve) => (firstWritten = resolve));
       const writers = [shop, admin].map(async (sender, w) => {
         for (let i = 0; importing && i < 200; i++) {
           const res = await send(sender.token, 'POST', '/api/customers/upload/', { customers: [{ external_id: `W${w}-${i}` }] });
           expect(res.status).toBe(200);
+          firstWritten();
         }
       });
+      // The reader starts once one import is in the log (so the pages must hold one), and
+      // reads on while the writers go on writing.
+      await written;
       const paged: Json[] = [];
       let path: string | null = '/api/audit/events/?limit=3';
       let pages = 0;
