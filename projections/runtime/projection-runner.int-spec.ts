@@ -87,6 +87,27 @@ describe('projection runtime', () => {
     }
   });
 
+  it('reads once per append when it keeps up: a page short of the limit reached the head, so no read follows to find nothing', async () => {
+    let reads = 0;
+    const deps = rt.runnerDeps();
+    const store = Object.create(deps.store) as typeof deps.store;
+    store.readAll = (options) => (reads++, deps.store.readAll(options));
+    // No idle read (the safety net for lost announcements) during the test, however slow the machine.
+    const p = new Projector({ ...deps, store, idleMs: 60_000 }, [tallyProjection()]);
+    projectors.push(p);
+    await p.start();
+    await waitForProjection(rt.pool, 'tally', await rt.store.headPosition());
+    reads = 0;
+    for (let i = 0; i < 10; i++) {
+      const { position } = await rt.store.append(`tally-${i}`, [{ type: 'Tallied', data: {} }]);
+      await waitForProjection(rt.pool, 'tally', position);
+    }
+    await tallyMatchesLog(rt);
+    // One read per append; reading again after each page would make it twenty.
+    expect(reads).toBeGreaterThanOrEqual(10);
+    expect(reads).toBeLessThanOrEqual(12);
+  });
+
   it('creates or finds a generation on a single connection: it never waits for a second while holding one', async () => {
     // With a pool of one, holding the connection while reading the generation back would wait until the connect timeout.
     const one = new Pool({ connectionString: rt.databaseUrl, max: 1, connectionTimeoutMillis: 2000 });

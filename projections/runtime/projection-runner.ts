@@ -120,8 +120,11 @@ function moveCheckpointCall(projection: Projection, gen: Generation, to: number)
   return `SELECT mds_move_checkpoint('${projection.name}', ${ints.join(', ')})`;
 }
 
+/** How many events a runner reads at most per page of `projection`. */
+const pageLimit = (projection: Projection, runnerLimit: number) => Math.min(runnerLimit, projection.batchSize ?? runnerLimit);
+
 export function readPage(store: EventStore, projection: Projection, after: number, runnerLimit: number, allData = false): Promise<ReadAllPage> {
-  const limit = Math.min(runnerLimit, projection.batchSize ?? runnerLimit);
+  const limit = pageLimit(projection, runnerLimit);
   const filter = projection.eventTypes || projection.streamPrefixes ? { types: projection.eventTypes, streamPrefixes: projection.streamPrefixes } : undefined;
   // Reading with all data (a projection needed data it was not given): none is left in the log either.
   return store.readAll({ after, limit, filter, withDataOf: allData ? undefined : projection.dataTypes, rawDataOf: projection.logDataTypes, inLogOf: allData ? undefined : projection.logDataTypes });
@@ -385,10 +388,14 @@ export class ProjectionWorker {
       let cursor = gen.checkpoint;
       let persistedAt = Date.now();
       let read = true;
+      const limit = pageLimit(this.projection, this.deps.batchSize);
       while (!this.stopped) {
         if (read) {
           const page = await readPage(this.deps.store, this.projection, cursor, this.deps.batchSize, this.data.allData);
           if (page.position !== cursor) {
+            // A page short of the limit looked as far as the log's head: the wait below tells whether
+            // anything came since (it returns at once if so), without a read that finds nothing.
+            read = page.events.length >= limit;
             if (page.events.length === 0 && Date.now() - persistedAt < EMPTY_CHECKPOINT_MS) {
               cursor = page.position;
               continue;
