@@ -117,7 +117,8 @@ async function applyOne(e: RecordedEvent, tx: ProjectionTx): Promise<void> {
       return;
     case OUTLET_CREATED: {
       const o = (e.data as OutletCreated).outlet;
-      await tx.query(`INSERT INTO outlets (outlet_id, datatarget_id, definition, state, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, [
+      // Announced, so an outlet worker takes the new outlet at once rather than at its next poll.
+      await tx.query(`INSERT INTO outlets (outlet_id, datatarget_id, definition, state, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [
         o.outlet_id, o.datatarget_id, JSON.stringify(o), JSON.stringify(INITIAL_OUTLET_STATE), o.created_at,
       ]);
       await keepTemplate(tx, o.outlet_id, o.request.content);

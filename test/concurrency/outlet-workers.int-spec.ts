@@ -16,6 +16,26 @@ describe('two outlet workers on one database', () => {
     await rt?.close();
   });
 
+  it('takes a new outlet as its creation is announced, not at the next poll', async () => {
+    const receiver = await startReceiver();
+    // A poll interval longer than the wait below: only the announcement can start the delivery.
+    const worker = new DeliveryWorker(rt, { ...rt.config.outlets, pollMs: 60_000 }, rt.logger);
+    try {
+      const meta = { actor: 'test' };
+      const { datatarget_id: id } = await createDatatarget(rt.store, { datatarget_type: 'messages', name: 'announced' }, meta);
+      await waitForProjection(rt.pool, 'datatargets', (await postMessages(rt.store, id, { messages: [{ n: 1 }, { n: 2 }] }, meta)).position);
+      await worker.start();
+      // The worker looks once at its start (one query) and finds nothing to deliver; then the outlet comes.
+      await new Promise((r) => setTimeout(r, 300));
+      await createOutlet(rt.store, rt.accessDeps.secrets, id, { outlet_type: 'webhook', request: { url: `${receiver.url}/announced`, content: '{(data)}', is_batched: true } }, meta);
+      await eventually(() => expect(worker.delivered).toBe(2), { timeoutMs: 15_000 });
+      expect(receiver.received.filter((r) => r.url === '/hook/announced').flatMap((r) => r.json.map((m: { n: number }) => m.n))).toEqual([1, 2]);
+    } finally {
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+
   it('deliver each outlet\'s messages once each, in order (one owner per outlet)', async () => {
     // pg's own test for "client.query() while the client is already executing a query" (deprecated,
     // an error in pg 9): counted for every client, the workers' lease connections included.

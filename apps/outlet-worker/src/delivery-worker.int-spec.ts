@@ -11,6 +11,7 @@ import type { NewEvent } from '#mds/event-store';
 import { datasyncProjection, datatargetsProjection, findOutlet, outletLog, outletLogEntry, READ_MESSAGES_SQL, waitForProjection } from '#mds/projections';
 import { openProjectingRuntime, type TestRuntime } from '#mds/testing/runtime';
 import { controlOutlet, createDatatarget, createOutlet, postMessages } from '#mds/testing/datatargets';
+import { eventually } from '#mds/testing/eventually';
 import { MessageReader } from './message-reader';
 
 const meta = { actor: 'test' };
@@ -47,20 +48,20 @@ describe('outlet worker: attempts recorded in groups, messages read ahead', () =
     return { datatargetId, outletId };
   }
 
-  it('appends attempts made while an append is in flight together, in order, at consecutive revisions, and projects every entry', async () => {
+  it('appends attempts in groups, in order, at consecutive revisions, and projects every entry', async () => {
     const { datatargetId, outletId } = await outlet();
     const stream = outletStream(outletId);
     const [created] = await rt.store.readStream(stream, { direction: 'backwards', limit: 1 });
     const appends: number[] = [];
     const store = { ...rt.store, append: (s: string, events: NewEvent[], o: never) => (appends.push(events.length), rt.store.append(s, events, o)) } as typeof rt.store;
     let recorded = 0;
-    const log = new AttemptLog(store, stream, created ? created.revision : 'no_stream', (n) => (recorded += n));
+    const log = new AttemptLog(store, stream, created ? created.revision : 'no_stream', (n) => (recorded += n), { group: 2, lingerMs: 60_000 });
     for (let i = 1; i <= 6; i++) log.add([attempt(outletId, datatargetId, i, (i - 1) * 10 + 1, i * 10)], 10);
     expect(log.unrecorded).toBe(6);
     expect(await log.drain()).toBe(true);
     expect(log.unrecorded).toBe(0);
-    // The first attempt went alone (nothing was in flight); the five made meanwhile went in one append.
-    expect(appends).toEqual([1, 5]);
+    // The first two went as soon as they were a group; the four made while that append was in flight went together.
+    expect(appends).toEqual([2, 4]);
     expect(recorded).toBe(60);
     const events = await rt.store.readStream(stream);
     const attempts = events.filter((e) => e.type === DELIVERY_ATTEMPTED).map((e) => (e.data as DeliveryAttempted).entry.entry_number);
@@ -73,6 +74,23 @@ describe('outlet worker: attempts recorded in groups, messages read ahead', () =
     expect(projected.entries.map((e) => e.entry_number)).toEqual([1, 2, 3, 4, 5, 6]);
     expect((await outletLogEntry(rt.pool, datatargetId, outletId, 6))?.http_request).toContain('[51..60]');
     expect((await findOutlet(rt.pool, datatargetId, outletId))?.state.last_delivered_message_number).toBe(60);
+  });
+
+  it('appends a lone attempt once it has waited the linger time, without a drain', async () => {
+    const { datatargetId, outletId } = await outlet();
+    const stream = outletStream(outletId);
+    const [created] = await rt.store.readStream(stream, { direction: 'backwards', limit: 1 });
+    let recorded = 0;
+    const appends: number[] = [];
+    const store = { ...rt.store, append: (s: string, events: NewEvent[], o: never) => (appends.push(events.length), rt.store.append(s, events, o)) } as typeof rt.store;
+    const log = new AttemptLog(store, stream, created ? created.revision : 'no_stream', (n) => (recorded += n), { group: 16, lingerMs: 20 });
+    log.add([attempt(outletId, datatargetId, 1, 1, 10)], 10);
+    // Short of a group it waits rather than being appended at once, then goes alone.
+    expect(appends).toEqual([]);
+    await eventually(() => recorded === 10);
+    expect(appends).toEqual([1]);
+    expect(log.unrecorded).toBe(0);
+    expect((await rt.store.readStream(stream)).filter((e) => e.type === DELIVERY_ATTEMPTED)).toHaveLength(1);
   });
 
   it('waits for room: no more than the allowed number of attempts stay unrecorded', async () => {

@@ -122,10 +122,14 @@ export class DeliveryWorker {
     }
   }
 
-  /** Looks for outlets to own: every poll interval, each deliverable outlet no worker holds. */
+  /**
+   * Looks for outlets to own: each deliverable outlet no worker holds, every poll interval and as soon
+   * as an outlet or its datatarget changes (created, resumed, messages posted: announced at commit).
+   */
   private async claimLoop(): Promise<void> {
     const signal = this.abort.signal;
     while (!signal.aborted) {
+      const seen = this.announced;
       try {
         for (const outlet of await deliverableOutlets(this.runtime.pool)) {
           const id = outlet.definition.outlet_id;
@@ -144,9 +148,26 @@ export class DeliveryWorker {
         if ((err as { code?: string }).code === UNDEFINED_TABLE) this.logger.debug('outlet worker waiting for the datatargets read model');
         else if (!signal.aborted) this.logger.warn({ err: (err as Error).message }, 'outlet worker could not list outlets');
       }
-      await sleep(this.config.pollMs, signal);
+      if (this.announced === seen) await this.claimWait(signal);
     }
   }
+
+  /** Until the poll interval passes, a change is announced, or the worker stops. */
+  private claimWait(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        if (this.wakeClaims === done) this.wakeClaims = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.config.pollMs);
+      this.wakeClaims = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private wakeClaims?: () => void;
 
   /**
    * Delivers one owned outlet until it is paused, deleted, or the worker stops. The state and the
@@ -218,8 +239,18 @@ export class DeliveryWorker {
 
   private readonly changes = new Map<string, number>();
   private reconnections = 0;
-  private readonly countChange = (payload: string) => this.changes.set(payload, (this.changes.get(payload) ?? 0) + 1);
-  private readonly countReconnection = () => this.reconnections++;
+  /** Changes announced for any datatarget, and reconnections: what wakes the claim loop. */
+  private announced = 0;
+  private readonly countChange = (payload: string) => {
+    this.changes.set(payload, (this.changes.get(payload) ?? 0) + 1);
+    this.announced++;
+    this.wakeClaims?.();
+  };
+  private readonly countReconnection = () => {
+    this.reconnections++;
+    this.announced++;
+    this.wakeClaims?.();
+  };
 
   /**
    * Waits until the datatarget's messages or outlets change (the datatargets and datasync projections
