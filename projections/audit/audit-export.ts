@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EventStore } from '#mds/event-store';
+import { PersonalDataEventStore, type EventStore, type ReadAllOptions, type ReadAllPage } from '#mds/event-store';
 import { canonicalJson } from '#mds/platform';
 import { auditEvent } from './audit.queries';
 
@@ -11,6 +11,11 @@ import { auditEvent } from './audit.queries';
  * same range gives the same bytes on every run, and any changed byte, deleted line or reordering
  * breaks the chain at a line that `verifyExport` names. Anyone can compute a chain: keep the head
  * (or sign it) apart from the file to prove later that a file is the one exported.
+ *
+ * The chain covers the events as the log holds them, which never change. Personal fields, kept apart
+ * from the log (README "Forgetting"), go beside the event in `personal`, outside the hash, as they
+ * are at export time: a forgetting turns them into markers without changing any hash, so an export
+ * made before it and one made after have the same chain.
  */
 
 export { canonicalJson };
@@ -32,11 +37,11 @@ export async function* exportLines(store: EventStore, range: { from: number; to:
   let prev = GENESIS;
   let n = 0;
   // The next page is read while this one is hashed and written: the database and Node work at once.
-  const read = (after: number) => store.readAll({ after, limit: Math.min(1000, range.to - after) });
+  const read = (after: number) => readApart(store, { after, limit: Math.min(1000, range.to - after) });
   let after = Math.max(range.from - 1, 0);
   let next = after < range.to ? read(after) : undefined;
   while (next) {
-    const page = await next;
+    const { page, kept } = await next;
     if (page.position === after) break;
     next = page.position < range.to ? read(page.position) : undefined;
     next?.catch(() => undefined); // awaited on the next turn
@@ -46,8 +51,9 @@ export async function* exportLines(store: EventStore, range: { from: number; to:
       const event = canonicalJson(auditEvent(e));
       const hash = chainHash(prev, event);
       n++;
+      const personal = kept.get(e.id);
       // Keys in sorted order, so the line is canonical JSON as it stands.
-      lines += `{"event":${event},"hash":"${hash}","n":${n},"prev":"${prev}"}\n`;
+      lines += `{"event":${event},"hash":"${hash}","n":${n},${personal ? `"personal":${canonicalJson(personal)},` : ''}"prev":"${prev}"}\n`;
       prev = hash;
     }
     if (lines) yield lines;
@@ -57,6 +63,12 @@ export async function* exportLines(store: EventStore, range: { from: number; to:
   yield `${finalLine(n, range, prev)}\n`;
 }
 
+/** A page as the log holds it, and the fields kept apart from it (none when nothing is). */
+async function readApart(store: EventStore, options: ReadAllOptions): Promise<{ page: ReadAllPage; kept: Map<string, Record<string, unknown>> }> {
+  if (store instanceof PersonalDataEventStore) return store.readAllApart(options);
+  return { page: await store.readAll(options), kept: new Map() };
+}
+
 /** The last line: the count, the range and the chain's head, with a hash over them all. */
 function finalLine(count: number, range: { from: number; to: number }, head: string): string {
   const hash = chainHash(head, canonicalJson({ count, from: range.from, to: range.to }));
@@ -64,6 +76,8 @@ function finalLine(count: number, range: { from: number; to: number }, head: str
 }
 
 const EVENT_LINE_KEYS = 'event,hash,n,prev';
+/** An event line with the event's personal fields beside it (not hashed: they can be forgotten). */
+const PERSONAL_LINE_KEYS = 'event,hash,n,personal,prev';
 const FINAL_LINE_KEYS = 'count,from,hash,head,to';
 
 export type VerifyResult = { ok: true; count: number; head: string } | { ok: false; line: number; problem: string };
@@ -99,7 +113,7 @@ export async function verifyExport(lines: AsyncIterable<string> | Iterable<strin
       if (finalLine(count, range, prev) !== text) return { ok: false, line: lineNo, problem: 'the final line\'s hash does not match its count, range and head' };
       continue;
     }
-    if (keys !== EVENT_LINE_KEYS) return { ok: false, line: lineNo, problem: `neither an event line (${EVENT_LINE_KEYS}) nor the final line (${FINAL_LINE_KEYS})` };
+    if (keys !== EVENT_LINE_KEYS && keys !== PERSONAL_LINE_KEYS) return { ok: false, line: lineNo, problem: `neither an event line (${EVENT_LINE_KEYS}, or ${PERSONAL_LINE_KEYS}) nor the final line (${FINAL_LINE_KEYS})` };
     if (parsed.n !== count + 1) return { ok: false, line: lineNo, problem: `numbered ${String(parsed.n)}, expected ${count + 1} (a line is missing or out of order)` };
     if (parsed.prev !== prev) return { ok: false, line: lineNo, problem: 'prev is not the hash of the line before it (a line is missing, added or out of order)' };
     const hash = chainHash(prev, canonicalJson(parsed.event));

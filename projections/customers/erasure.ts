@@ -59,21 +59,26 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
                       ('token', x.el->>'cb_token'), ('token', x.el->>'customer_token')) AS ids(kind, v)
     WHERE ids.v IS NOT NULL AND NOT starts_with(ids.v, '[forgotten ') ON CONFLICT DO NOTHING`);
   await keepErasedIdentifiers(tx);
-  // The personal fields their records held: the types' own and those the settings marked (company fields).
-  const { rows: held } = await tx.query<{ keys: string[] | null }>(
-    `SELECT array_agg(DISTINCT k) AS keys FROM erase_at a JOIN mds_personal_data p USING (event_id),
-            LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(p.records->(a.n - 1)) = 'object' THEN p.records->(a.n - 1) ELSE '{}' END) AS k`,
-  );
-  const also = held[0].keys ?? [];
-  const keys = (own: readonly string[]) => [...new Set([...own, ...also])];
   const values = (kind: string) => `(SELECT v FROM erase_values WHERE kind = '${kind}')`;
-  // Events, sales and campaign events naming them: one pass over those lists.
+  // Events, sales and campaign events naming them (by e-mail, phone, token, or by external id when they
+  // carry personal fields: the $customer_id aid): one pass over those lists.
   await tx.query(`INSERT INTO erase_at SELECT p.event_id, z.n FROM mds_personal_data p CROSS JOIN LATERAL jsonb_array_elements(p.records) WITH ORDINALITY AS z(el, n)
      WHERE p.type IS DISTINCT FROM '${CUSTOMERS_IMPORTED}' AND p.whole IS NULL AND jsonb_typeof(z.el) = 'object' AND (
            lower(coalesce(z.el->>'email', z.el->'fields'->>'sale_email')) IN ${values('email')}
         OR coalesce(z.el->>'$phone', z.el->'fields'->>'$phone') IN ${values('phone')}
-        OR z.el->>'customer_token' IN ${values('token')})
+        OR z.el->>'customer_token' IN ${values('token')}
+        OR coalesce(z.el->>'$customer_id', z.el->'fields'->>'$customer_id') IN ${values('ext')})
     ON CONFLICT DO NOTHING`);
+  // The personal fields those records held: the types' own and those the settings marked (company
+  // fields), a sale's in its fields; the read models built from them lose the same keys.
+  const { rows: held } = await tx.query<{ keys: string[] | null }>(
+    `SELECT array_agg(DISTINCT k) AS keys FROM erase_at a JOIN mds_personal_data p USING (event_id),
+            LATERAL (SELECT CASE WHEN jsonb_typeof(p.records->(a.n - 1)) = 'object' THEN p.records->(a.n - 1) ELSE '{}' END AS el) x,
+            LATERAL jsonb_object_keys(x.el || CASE WHEN jsonb_typeof(x.el->'fields') = 'object' THEN x.el->'fields' ELSE '{}' END) AS k
+      WHERE k <> 'fields'`,
+  );
+  const also = held[0].keys ?? [];
+  const keys = (own: readonly string[]) => [...new Set([...own, ...also])];
   await tx.query(
     `UPDATE mds_personal_data p SET records = (
         SELECT jsonb_agg(CASE WHEN a.n IS NULL THEN z.el ELSE mds_personal_redact(z.el, $1) END ORDER BY z.n)
@@ -99,33 +104,36 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
   const emails = values('email');
   const phones = values('phone');
   const tokens = values('token');
+  const exts = values('ext');
   for (const schema of await schemasOf(tx, 'events', 'customer_events')) {
     await tx.query(
       `UPDATE ${q(schema, 'customer_events')} SET email = ${marker('email')}, phone = ${marker('phone')}, customer_token = ${marker('customer_token')},
               data = mds_personal_redact(data, $1, $2)
-        WHERE email IN ${emails} OR phone IN ${phones} OR customer_token IN ${tokens}`,
+        WHERE email IN ${emails} OR phone IN ${phones} OR customer_token IN ${tokens} OR customer_external_id IN ${exts}`,
       [nonce, keys(EVENT_PERSONAL_FIELDS)],
     );
   }
   for (const schema of await schemasOf(tx, 'sales', 'sales')) {
     await tx.query(
       `UPDATE ${q(schema, 'sales')} SET email = ${marker('email')}, phone = ${marker('phone')}, data = mds_personal_redact(data, $1, $2)
-        WHERE email IN ${emails} OR phone IN ${phones}`,
-      [nonce, SALE_DATA_FIELDS],
+        WHERE email IN ${emails} OR phone IN ${phones} OR customer_external_id IN ${exts}`,
+      [nonce, keys(SALE_DATA_FIELDS)],
     );
   }
   // What the read models keep for datasync messages (the record after each change), like the records themselves.
   for (const schema of await schemasOf(tx, 'events', 'event_bulk_updates')) {
     await tx.query(
       `UPDATE ${q(schema, 'event_bulk_updates')} SET state = mds_personal_redact(state, $1, $2)
-        WHERE lower(state->>'email') IN ${emails} OR state->>'phone_number' IN ${values('phone_number')} OR state->>'customer_token' IN ${tokens}`,
+        WHERE lower(state->>'email') IN ${emails} OR state->>'phone_number' IN ${values('phone_number')} OR state->>'customer_token' IN ${tokens}
+           OR state->>'customer_id' IN ${exts}`,
       [nonce, keys(EVENT_PERSONAL_FIELDS)],
     );
   }
   for (const schema of await schemasOf(tx, 'sales', 'sale_changes')) {
     await tx.query(
-      `UPDATE ${q(schema, 'sale_changes')} SET state = mds_personal_redact(state, $1, $2) WHERE lower(state->>'sale_email') IN ${emails} OR state->>'$phone' IN ${phones}`,
-      [nonce, SALE_DATA_FIELDS],
+      `UPDATE ${q(schema, 'sale_changes')} SET state = mds_personal_redact(state, $1, $2)
+        WHERE lower(state->>'sale_email') IN ${emails} OR state->>'$phone' IN ${phones} OR state->>'sale_customer_id' IN ${exts}`,
+      [nonce, keys(SALE_DATA_FIELDS)],
     );
   }
   for (const schema of await schemasOf(tx, 'campaigns', 'campaign_events')) {
@@ -144,7 +152,8 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
         WHERE lower(coalesce(${change}->>'email', ${change}->>'sale_email', ${change}->'fields'->>'sale_email')) IN ${emails}
            OR coalesce(${change}->>'phone_number', ${change}->>'sale_phone_number', ${change}->'fields'->>'sale_phone_number') IN ${values('phone_number')}
            OR coalesce(${change}->>'customer_token', ${change}->>'cb_token') IN ${tokens}
-           OR (m.message->>'datatype' = 'customers' AND ${change}->>'external_id' IN ${values('ext')})`,
+           OR (m.message->>'datatype' = 'customers' AND ${change}->>'external_id' IN ${exts})
+           OR (m.message->>'datatype' IN ('events', 'sales') AND coalesce(${change}->>'customer_id', ${change}->>'sale_customer_id') IN ${exts})`,
       [nonce, keys(ANY_RECORD_FIELDS)],
     );
   }

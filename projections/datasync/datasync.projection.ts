@@ -62,7 +62,7 @@ interface Change {
 const KEPT_CHANGES_SQL: Record<Exclude<Datatype, 'customers'>, (chunks: string) => string> = {
   products: () => `SELECT position, n, NULL::bigint, external_id || '/' || language, state FROM product_changes WHERE position = ANY ($1::bigint[])`,
   events: (chunks) => `SELECT position, n, id, NULL::text, CASE WHEN state ? 'is_deleted' THEN state ELSE ${linkedEventSql('state')} END FROM (
-      SELECT c.position, r.n::int AS n, (r.rec->>'id')::bigint AS id, CASE WHEN (r.rec->>'is_deleted')::boolean THEN r.rec ELSE r.rec - '$phone' END AS state FROM ${chunks}
+      SELECT c.position, r.n::int AS n, (r.rec->>'id')::bigint AS id, CASE WHEN (r.rec->>'is_deleted')::boolean THEN r.rec ELSE r.rec - ARRAY['$phone', '$customer_id'] END AS state FROM ${chunks}
       UNION ALL SELECT position, 0, id, state FROM event_bulk_updates WHERE position = ANY ($1::bigint[])) x`,
   sales: () => `SELECT position, n, NULL::bigint, sale_external_id, CASE WHEN state ? 'is_deleted' THEN state ELSE jsonb_set(state - '$phone', '{products}', ${linkedRowsSql("state->'products'")}) END
       FROM sale_changes WHERE position = ANY ($1::bigint[])`,

@@ -53,7 +53,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
   );
   await tx.query(`INSERT INTO customer_events (id, type, date, customer_external_id, phone, email, customer_token, data, position, created_at)
     SELECT (rec->>'id')::bigint, rec->>'type', (rec->>'date')::timestamptz, rec->>'customer_id', rec->>'$phone', rec->>'email',
-           rec->>'customer_token', rec - '$phone', position, at
+           rec->>'customer_token', rec - ARRAY['$phone', '$customer_id'], position, at
       FROM events_batch WHERE rec->>'is_deleted' IS NULL
     ON CONFLICT (id) DO NOTHING`);
   await queryByIndex(tx, `UPDATE customer_events e SET is_deleted = true

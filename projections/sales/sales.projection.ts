@@ -69,7 +69,7 @@ async function keepImportedStates(events: RecordedEvent[], tx: ProjectionTx): Pr
      SELECT position, n, id, ${saleRecordSql({ id: 'id', data: 'data', products: 'rows', total: totalSql('sent_total', 'rows', 'data'), state: 'state', deleted: 'deleted' })} FROM (
        SELECT c.position, r.n::int AS n, r.rec->>'sale_external_id' AS id, r.rec->'rows' AS rows, (r.rec->>'sale_total')::bigint AS sent_total,
               coalesce(r.rec->'fields'->>'sale_state', 'COMPLETE') AS state, coalesce(old.is_deleted, false) AS deleted,
-              jsonb_strip_empty(coalesce(old.data - 'sale_state', '{}') || jsonb_merge_agg(sale_fields(r.rec->'fields') - 'sale_state')
+              jsonb_strip_empty(coalesce(old.data - 'sale_state', '{}') || jsonb_merge_agg(sale_fields(r.rec->'fields') - ARRAY['sale_state', '$customer_id'])
                                 OVER (PARTITION BY r.rec->>'sale_external_id' ORDER BY c.position, r.n)) AS data
          FROM ${page.from} LEFT JOIN sales old ON old.sale_external_id = r.rec->>'sale_external_id') x
       WHERE ${inDatasyncWindow('sales', 'x.position')}`,
@@ -83,7 +83,7 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
   await tx.query(
     `CREATE TEMP TABLE sales_batch ON COMMIT DROP AS
      SELECT id, fields, last.rows, last.sale_total, last.sale_state, at FROM (
-       SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(sale_fields(r.rec->'fields') - 'sale_state' ORDER BY c.position, r.n) AS fields,
+       SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(sale_fields(r.rec->'fields') - ARRAY['sale_state', '$customer_id'] ORDER BY c.position, r.n) AS fields,
               (array_agg(jsonb_build_object('rows', r.rec->'rows', 'sale_total', r.rec->'sale_total', 'sale_state', r.rec->'fields'->'sale_state')
                          ORDER BY c.position DESC, r.n DESC))[1] AS latest,
               max(c.at) AS at

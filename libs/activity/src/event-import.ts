@@ -19,7 +19,14 @@ export const EVENTS_IMPORTED = 'EventsImported';
  * accompany an event. They never enter the log (PERSONAL_FIELDS in libs/runtime); customer_id, the
  * shop's own key, does.
  */
-export const EVENT_PERSONAL_FIELDS = ['email', 'phone_number', '$phone', 'customer_token', 'first_name', 'last_name', 'street_address', 'zip_code'] as const;
+export const EVENT_PERSONAL_FIELDS = ['email', 'phone_number', '$phone', 'customer_token', 'first_name', 'last_name', 'street_address', 'zip_code', '$customer_id'] as const;
+
+/**
+ * A copy of customer_id kept with an event's personal fields, so forgetting the customer finds them
+ * in the personal-data lists when the event names the customer by external id alone ("$" keys are
+ * matching aids, never shown). Only on records that carry personal fields: others have nothing to forget.
+ */
+export const EVENT_CUSTOMER_KEY = '$customer_id';
 
 export const BUILT_IN_EVENT_TYPES = ['BROWSE', 'MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'ORDER_SHIPPED', 'BASKET_ADD', 'SENTIMENT', 'SMS_SUBSCRIBE', 'SMS_UNSUBSCRIBE'] as const;
 
@@ -88,6 +95,9 @@ function validateEvent(r: Record<string, unknown>, settings: Settings): EventRec
     if (v !== undefined) out[key] = v;
   }
   if (typeof out.email === 'string' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(out.email)) throw new RecordProblem('email', 'invalid_email', `"${out.email}" is not an e-mail address`);
+  if (out.customer_id !== undefined && (EVENT_PERSONAL_FIELDS.some((k) => out[k] !== undefined) || settings.personal_company_fields.some((k) => out[k] !== undefined))) {
+    out[EVENT_CUSTOMER_KEY] = out.customer_id;
+  }
   if (!IDENTIFIERS.some((k) => out[k] !== undefined)) {
     throw new RecordProblem(null, 'missing_identifier', 'an event needs one of customer_id, phone_number, email, customer_token');
   }

@@ -14,7 +14,13 @@ const { coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceS
 export const SALES_IMPORTED = 'SalesImported';
 
 /** A sale record's personal fields, in its `fields`: the buyer's contact details (see PERSONAL_FIELDS in libs/runtime). */
-export const SALE_PERSONAL_FIELDS = ['fields.sale_email', 'fields.sale_phone_number', 'fields.$phone'] as const;
+export const SALE_PERSONAL_FIELDS = ['fields.sale_email', 'fields.sale_phone_number', 'fields.$phone', 'fields.$customer_id'] as const;
+
+/**
+ * A copy of sale_customer_id kept with a transaction's personal fields, so forgetting the customer
+ * finds them when the sale names the customer by external id alone ("$" keys are never shown).
+ */
+export const SALE_CUSTOMER_KEY = '$customer_id';
 
 /** One row of a sale transaction as stored: money in cents in the default currency, quantity to 2 decimals, total computed. */
 export type SaleRow = Record<string, unknown> & { quantity?: number; unit_price?: number; discount: number; total: number };
@@ -145,6 +151,8 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
   return {
     kind: 'sales',
     chunkEventType: SALES_IMPORTED,
+    // Company fields apply to the whole transaction (its fields): the personal ones are kept apart there.
+    personalFields: settings.personal_company_fields.map((f) => `fields.${f}`),
     validate(raw) {
       return validateRow(recordObject(raw, 'a sale row'), settings);
     },
@@ -222,6 +230,8 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
             return { ...row, quantity, discount, total } as SaleRow;
           });
           const { sale_total: saleTotal, ...rest } = fields;
+          const personal = ['sale_email', 'sale_phone_number', ...settings.personal_company_fields];
+          if (rest.sale_customer_id !== undefined && personal.some((k) => rest[k] !== undefined)) rest[SALE_CUSTOMER_KEY] = rest.sale_customer_id;
           records.push({ sale_external_id: id, fields: rest, rows: items, ...(saleTotal !== undefined ? { sale_total: saleTotal as number } : {}) });
           warnings.push(...converted);
           for (const r of rows) {

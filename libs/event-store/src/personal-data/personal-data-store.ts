@@ -161,6 +161,25 @@ export class PersonalDataEventStore implements EventStore {
     return this.mergedPage(await this.inner.readAll(options));
   }
 
+  /**
+   * A page of the log as it holds it (events without the fields kept apart), and beside it each
+   * event's kept fields as they are now (`{records}` or `{<list key>: [...]}`; markers once forgotten,
+   * `"[expired]"` once a retention period dropped them): what the auditors' export chains and what it
+   * shows beside the chain.
+   */
+  async readAllApart(options?: ReadAllOptions): Promise<{ page: ReadAllPage; kept: Map<string, Rec> }> {
+    const page = await this.inner.readAll(options);
+    const ids = page.events.filter((e) => this.fields[e.type]).map((e) => e.id);
+    const kept = new Map<string, Rec>();
+    if (ids.length === 0) return { page, kept };
+    const { rows } = await this.pool.query<{ event_id: string; whole: string | null; records: unknown[] }>(
+      'SELECT event_id, whole, records FROM mds_personal_data WHERE event_id = ANY($1::uuid[])',
+      [ids],
+    );
+    for (const r of rows) kept.set(r.event_id, { [r.whole ?? 'records']: r.records });
+    return { page, kept };
+  }
+
   subscribe(options?: SubscribeOptions): EventSubscription {
     const inner = this.inner.subscribe(options);
     const mergedPage = this.mergedPage.bind(this);
