@@ -4,40 +4,20 @@
 // INSERT of the compact attempt row (status, timing, message range, reply head) — the same durable
 // work in the simplest way — and, for reference, the loop recording nothing.
 // `npm run bench` (not part of `npm test`).
-import { createServer } from 'node:http';
 import * as os from 'node:os';
 import { request } from 'undici';
 import { median } from './bench-database';
 import { ratioRow } from './bench-service';
+import { benchMessage as message, deliverThroughService, DELIVERY_BATCH as BATCH, startReceiver } from './delivery';
 import { startServiceProcess } from './service-process';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
-const BATCH = 100;
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 
 async function main() {
-  let received = 0;
-  let firstAt = 0n;
-  let lastAt = 0n;
-  const receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received++;
-      lastAt = process.hrtime.bigint();
-      if (firstAt === 0n) firstAt = lastAt;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"ok":true}');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const receiver = await startReceiver();
+  const url = receiver.url;
   const service = await startServiceProcess({ OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20' });
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`http://127.0.0.1:${service.port}${path}`, { method, headers: service.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Record<string, any>;
-  };
-  const message = (n: number) => ({ order_id: `O-${n}`, customer: `C-${n % 1000}`, total: 1000 + n, lines: [{ sku: `S-${n % 50}`, qty: 1 }] });
   const mds: number[] = [];
   const bare: number[] = [];
   const recorded: number[] = [];
@@ -45,25 +25,13 @@ async function main() {
   await service.copyClient.query(`CREATE TABLE bench_attempts (outlet_id text NOT NULL, batch_number bigint NOT NULL, first_message bigint NOT NULL, messages int NOT NULL,
     status int NOT NULL, request_ms real NOT NULL, reply text NOT NULL, at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (outlet_id, batch_number))`);
   for (let rep = 0; rep < REPS; rep++) {
-    const target = (await api('POST', '/api/datatargets/', { datatarget_type: 'messages', name: `bench ${rep}` })).datatarget;
-    for (let i = 0; i < MESSAGES; i += 10_000) await api('POST', `/api/datatargets/${target.id}/post/`, { messages: Array.from({ length: Math.min(10_000, MESSAGES - i) }, (_, j) => message(i + j + 1)) });
-    // From the outlet's creation (the worker picks it up within OUTLET_POLL_MS) to the last batch recorded.
-    let t = process.hrtime.bigint();
-    firstAt = 0n;
-    const receivedBefore = received;
-    const outlet = (await api('POST', `/api/datatargets/${target.id}/outlets/`, {
-      outlet_type: 'webhook', secret: 'whsec_' + Buffer.from('bench signing key 0123456789abcdef').toString('base64'),
-      request: { url, method: 'POST', headers: { 'X-Api-Key': 'k' }, format: 'json', content: { messages: '{(data)}' }, is_batched: true },
-    })).outlet;
-    // Until the receiver has every batch, without loading the service; then its answer, every 5 ms.
-    while (received - receivedBefore < Math.ceil(MESSAGES / BATCH)) await new Promise((r) => setTimeout(r, 1));
-    while ((await api('GET', `/api/datatargets/${target.id}/outlets/${outlet.id}/`)).outlet.last_delivered_message_number < MESSAGES) await new Promise((r) => setTimeout(r, 5));
-    const shownAt = process.hrtime.bigint();
-    mds.push(MESSAGES / (Number(shownAt - t) / 1e9));
-    phases.push({ first: Number(firstAt - t) / 1e6, sending: Number(lastAt - firstAt) / 1e6, shown: Number(shownAt - lastAt) / 1e6 });
+    // From the outlet's creation (the worker takes it at once) to the last batch recorded.
+    const { rate, ...phase } = await deliverThroughService(service, receiver, MESSAGES, `bench ${rep}`);
+    mds.push(rate);
+    phases.push(phase);
     // Baseline: the same batches, the same body shape, posted one after another with undici.
-    const before = received;
-    t = process.hrtime.bigint();
+    const before = receiver.received;
+    let t = process.hrtime.bigint();
     for (let i = 0; i < MESSAGES; i += BATCH) {
       const body = JSON.stringify({ messages: Array.from({ length: Math.min(BATCH, MESSAGES - i) }, (_, j) => message(i + j + 1)) });
       const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, body });
@@ -71,7 +39,7 @@ async function main() {
       if (res.statusCode !== 200) throw new Error(`baseline: ${res.statusCode}`);
     }
     bare.push(MESSAGES / (Number(process.hrtime.bigint() - t) / 1e9));
-    if (received - before !== Math.ceil(MESSAGES / BATCH)) throw new Error('baseline lost requests');
+    if (receiver.received - before !== Math.ceil(MESSAGES / BATCH)) throw new Error('baseline lost requests');
     // Baseline with the same durable work: each attempt recorded by one INSERT (its own commit) before the next batch.
     t = process.hrtime.bigint();
     for (let i = 0, batch = 1; i < MESSAGES; i += BATCH, batch++) {
@@ -99,7 +67,7 @@ async function main() {
   console.log(`\nAttempt events: ${size.rows[0].n.toLocaleString('en')}, ${size.rows[0].text.toLocaleString('en')} bytes of JSON each on average (${size.rows[0].stored.toLocaleString('en')} as stored).`);
   console.log('');
   await service.close();
-  await new Promise((r) => receiver.close(r));
+  await receiver.close();
 }
 
 main().catch((err) => {

@@ -30,11 +30,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startOnce(port: number, db: BenchDatabase, password: string, env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<unknown>; warnings: string[] } | { error: string }> {
+async function startOnce(port: number, db: BenchDatabase, password: string, env: Record<string, string>, root: string): Promise<{ child: ChildProcess; exited: Promise<unknown>; warnings: string[] } | { error: string }> {
   // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (written when it stops).
   const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin', 'mds.js'), 'start'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin', 'mds.js'), 'start'], {
+    cwd: root,
     env: {
       ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', MDS_DATA_DIR: db.dataDir,
       MDS_RATE_LIMIT_PER_MINUTE: '0', MDS_PASSWORD_HASH_COST: '10', MDS_ADMIN_USERNAME: 'bench', MDS_ADMIN_PASSWORD: password,
@@ -71,8 +71,9 @@ async function startOnce(port: number, db: BenchDatabase, password: string, env:
 /**
  * `mds start` as a user runs it (API, projector and outlet worker in one process), on a fresh
  * database, as a child process: the load generator (this process) is measured apart from the service.
+ * `root` is the checkout whose build runs (another commit's, built beside this one, for before/after).
  */
-export async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
+export async function startServiceProcess(env: Record<string, string> = {}, root = ROOT): Promise<ServiceProcess> {
   const db = await benchDatabase();
   const password = 'bench password 0123456789';
   let port = 0;
@@ -82,7 +83,7 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
   // A start that fails right after the previous benchmark's cleanup (a slow first connection) is tried again.
   for (let attempt = 1; ; attempt++) {
     port = await freePort();
-    const started = await startOnce(port, db, password, env);
+    const started = await startOnce(port, db, password, env, root);
     if ('child' in started) {
       ({ child, exited, warnings } = started);
       break;
