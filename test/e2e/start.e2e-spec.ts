@@ -60,37 +60,95 @@ describe('mds start with the embedded PostgreSQL', () => {
     expect(postgresRunning(dataDir)).toBe(false);
   }, 180_000);
 
-  it('on a terminal prints a banner (where it listens, the docs, the data, how to make the first user) and human log lines; JSON lines elsewhere', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-tty-'));
+  /**
+   * `mds start` on a real terminal: util-linux script(1) runs it on a pseudo-terminal. `text()` is what
+   * it has printed so far, colours and carriage returns left out.
+   */
+  async function startOnTerminal(dir: string, env: Record<string, string>): Promise<{ port: number; text: () => string; stop: () => Promise<void> }> {
     const port = await freePort();
-    // A real terminal: util-linux script(1) runs the service on a pseudo-terminal.
     const child = spawn('script', ['-qec', `${process.execPath} ${CLI} start`, '/dev/null'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: '', EVENTSTORE_URL: '', LOG_FORMAT: '', MDS_ADMIN_USERNAME: '', MDS_ADMIN_PASSWORD: '', PORT: String(port), HOST: '127.0.0.1', MDS_DATA_DIR: dir, LOG_LEVEL: 'info' },
+      env: { ...process.env, DATABASE_URL: '', EVENTSTORE_URL: '', LOG_FORMAT: '', MDS_ADMIN_USERNAME: '', MDS_ADMIN_PASSWORD: '', PORT: String(port), HOST: '127.0.0.1', MDS_DATA_DIR: dir, LOG_LEVEL: 'info', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     const exited = new Promise((r) => child.on('exit', r));
+    return {
+      port,
+      text: () => out.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, ''),
+      stop: async () => {
+        process.kill(-child.pid!, 'SIGTERM');
+        await exited;
+      },
+    };
+  }
+
+  const ttyDirs: string[] = [];
+  afterAll(() => ttyDirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+  function tempDir(): string {
+    ttyDirs.push(fs.mkdtempSync(path.join(os.tmpdir(), 'mds-tty-')));
+    return ttyDirs[ttyDirs.length - 1];
+  }
+
+  it('on a terminal prints a banner (where it listens, the docs, the data, how to make the first user) and human log lines; JSON lines elsewhere', async () => {
+    const dir = tempDir();
+    const svc = await startOnTerminal(dir, {});
     try {
-      await eventually(() => expect(out).toContain('Ctrl-C stops it'), { timeoutMs: 60_000, intervalMs: 100 });
-      const text = out.replace(/\x1b\[[0-9;]*m/g, '');
-      expect(text).toContain(`API        http://127.0.0.1:${port}`);
-      expect(text).toContain(`API docs   http://127.0.0.1:${port}/api/docs/`);
+      await eventually(() => expect(svc.text()).toContain('Ctrl-C stops it'), { timeoutMs: 60_000, intervalMs: 100 });
+      const text = svc.text();
+      expect(text).toContain(`API        http://127.0.0.1:${svc.port}`);
+      expect(text).toContain(`API docs   http://127.0.0.1:${svc.port}/api/docs/`);
       expect(text).toContain(`Data       ${dir} (embedded PostgreSQL`);
       expect(text).toContain("MDS_ADMIN_USERNAME=admin MDS_ADMIN_PASSWORD='a long password' npm start");
       expect(text).toContain('npx mds users create admin --role admin --role superuser --password-stdin');
-      expect(text).toMatch(/^\d\d:\d\d:\d\d INFO  embedded PostgreSQL started {2}port=\d+/m);
+      expect(text).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: embedded PostgreSQL started \{"port":\d+/m);
       expect(text).not.toContain('{"level"');
     } finally {
-      process.kill(-child.pid!, 'SIGTERM');
-      await exited;
-      fs.rmSync(dir, { recursive: true, force: true });
+      await svc.stop();
     }
     // Not on a terminal (this test's pipes), the same start writes JSON lines and no banner.
     const json = await startOnce();
     expect(json.output).not.toContain('Marketing Data Service is running');
     expect(json.output.split('\n').filter((l) => l.trim()).every((l) => l.startsWith('{'))).toBe(true);
+  }, 180_000);
+
+  it('on a terminal with LOG_FORMAT=json writes JSON lines and no banner', async () => {
+    const svc = await startOnTerminal(tempDir(), { LOG_FORMAT: 'json' });
+    try {
+      await eventually(() => expect(svc.text()).toContain('"msg":"listening on'), { timeoutMs: 60_000, intervalMs: 100 });
+      // A banner would be written with the line saying it listens; this request's line comes after it.
+      expect((await fetch(`http://127.0.0.1:${svc.port}/health`)).status).toBe(200);
+      await eventually(() => expect(svc.text()).toContain('"url":"/health"'), { timeoutMs: 10_000, intervalMs: 50 });
+      const lines = svc.text().split('\n').filter((l) => l.trim());
+      expect(lines.filter((l) => !l.startsWith('{'))).toEqual([]);
+      expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(expect.arrayContaining(['embedded PostgreSQL started', 'request']));
+    } finally {
+      await svc.stop();
+    }
+  }, 180_000);
+
+  it('once a user exists, the banner says how to get a token and gives no command to create one', async () => {
+    const dir = tempDir();
+    const banner = async (env: Record<string, string>) => {
+      const svc = await startOnTerminal(dir, env);
+      try {
+        await eventually(() => expect(svc.text()).toContain('Ctrl-C stops it'), { timeoutMs: 60_000, intervalMs: 100 });
+        return { text: svc.text(), base: `http://127.0.0.1:${svc.port}` };
+      } finally {
+        await svc.stop();
+      }
+    };
+    // The first admin made at this start, then a later start that names none.
+    const first = await banner({ MDS_ADMIN_USERNAME: 'boss', MDS_ADMIN_PASSWORD: 'a long password' });
+    const later = await banner({});
+    expect(first.text).toContain(`A token:   curl -X POST -u boss:'<password>' ${first.base}/api/access-tokens/`);
+    expect(later.text).toContain(`A token:   curl -X POST -u <username>:'<password>' ${later.base}/api/access-tokens/`);
+    for (const { text } of [first, later]) {
+      expect(text).not.toContain('No user exists yet');
+      expect(text).not.toContain('users create');
+      expect(text).not.toContain('MDS_ADMIN_USERNAME=');
+    }
   }, 180_000);
 });

@@ -49,9 +49,11 @@ export async function serve(parts: Part[], config: AppConfig = loadConfig()): Pr
       stops.push(() => app.close());
       const address = app.getHttpServer().address();
       const port = typeof address === 'object' && address ? address.port : config.port;
+      // For a person at a terminal: what runs where, and how to begin, written with the line saying it
+      // listens (nothing comes between them).
+      const welcome = config.logFormat === 'pretty' ? await banner(runtime, port) : undefined;
       logger.info({ port, parts, ms: Date.now() - started }, `listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`);
-      // For a person at a terminal: what runs where, and how to begin.
-      if (config.logFormat === 'pretty') process.stdout.write(await banner(runtime, port));
+      if (welcome) process.stdout.write(welcome);
     } else {
       logger.info({ parts, ms: Date.now() - started }, 'running');
     }
