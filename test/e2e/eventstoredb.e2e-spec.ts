@@ -67,3 +67,44 @@ describe('the service with its event log on EventStoreDB (the wire-level double)
     expect(retried.status).toBe(200);
   });
 });
+
+// Where even staging cannot make an append fit: every chunk still counts its metadata and the name
+// of its staged parts (some 400 bytes), so enough chunks exceed any MaxAppendSize. A small one here.
+describe('the service with its event log on EventStoreDB: an append too large even with its data staged', () => {
+  const SMALL_APPEND = 8 * 1024;
+  let double: EsdbDouble;
+  let api: TestApi;
+  let token: string;
+  const upload = (count: number, prefix: string) =>
+    api.call('/api/customers/upload/', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ customers: Array.from({ length: count }, (_, i) => ({ external_id: `${prefix}-${i}` })) }),
+    });
+
+  beforeAll(async () => {
+    double = await startEsdbDouble({ maxAppendSize: SMALL_APPEND });
+    api = await startTestApi({ projections: [customersProjection], env: { EVENTSTORE_URL: double.url, EVENTSTORE_MAX_APPEND_SIZE: String(SMALL_APPEND) } });
+    token = (await seedUserToken(api.rt, 'esdb-small', ['admin'])).token;
+  });
+  afterAll(async () => {
+    await api?.close();
+    await double?.close();
+  });
+
+  it('answers 413 payload_too_large naming the limit, records nothing, and takes a request of fewer records', async () => {
+    const before = double.events.length;
+    // 40 chunks of 1,000 records: their staged events alone count about twice 8 KiB.
+    const refused = await upload(40_000, 'TOO');
+    expect(refused.status).toBe(413);
+    expect(refused.body.error).toEqual({ code: 'payload_too_large', message: expect.stringContaining('at most 8 KiB (8192 bytes)') });
+    // No run and no staged part (the token's first use is recorded, as for any request).
+    expect(double.events.slice(before).map((e) => e.stream).filter((s) => !s.startsWith('$') && !s.startsWith('token-use-'))).toEqual([]);
+    // Five chunks fit once their records are staged, and the run completes.
+    const taken = await upload(5_000, 'FIT');
+    expect([taken.status, taken.body.accepted]).toEqual([200, 5000]);
+    await eventually(async () => expect((await api.call(`/api/runs/${taken.body.run_id}/`, { headers: { authorization: `Bearer ${token}` } })).body.state).toBe('completed'), { timeoutMs: 60_000 });
+    const { rows } = await api.rt.pool.query(`SELECT count(*) FILTER (WHERE external_id LIKE 'FIT-%')::int AS fit, count(*) FILTER (WHERE external_id LIKE 'TOO-%')::int AS too FROM customers`);
+    expect(rows[0]).toEqual({ fit: 5000, too: 0 });
+  });
+});

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DoubleLog, filterOf, type Expected } from './esdb-double';
+import * as grpc from '@grpc/grpc-js';
+import { DoubleLog, filterOf, rawAppender, startEsdbDouble, type EsdbDouble, type Expected } from './esdb-double';
+import { eventually } from './eventually';
 
 // The double's own rules, each as EventStoreDB documents it; the adapter's tests and the contract run
 // over the wire against them, so a rule the double got wrong would pass there unnoticed.
@@ -68,6 +70,16 @@ describe('the EventStoreDB double: appends', () => {
   });
 });
 
+describe('the EventStoreDB double: the size of an append', () => {
+  it('counts data, metadata and the type as UTF-16 (two bytes a character), as the server does', () => {
+    const log = new DoubleLog(1024, 1000);
+    const type = 'T'.repeat(10);
+    // 1002 + 2 ('{}') + 2 × 10 = 1024: the most one append may count.
+    expect(log.append('s-1', { kind: 'any' }, [proposed(type, 'x'.repeat(1002))])).toMatchObject({ ok: true });
+    expect(log.append('s-2', { kind: 'any' }, [proposed(type, 'x'.repeat(1003))])).toEqual({ ok: false, tooLarge: 1024 });
+  });
+});
+
 describe('the EventStoreDB double: system events and filters', () => {
   it('writes $ system events into the log now and then, which filters by type or stream name leave out', () => {
     const log = new DoubleLog(1 << 20, 2);
@@ -81,5 +93,149 @@ describe('the EventStoreDB double: system events and filters', () => {
     expect(log.events.filter(filter('type', { prefixes: ['Ship'] })).map((e) => e.stream)).toEqual(['order-1', 'order-3', 'order-5']);
     expect(log.events.filter(filter('stream', { prefixes: ['order-'] }))).toHaveLength(6);
     expect(log.events.filter(filter('stream', { regex: '^order-[12]$' })).map((e) => e.stream)).toEqual(['order-1', 'order-2']);
+  });
+});
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+const streamsGrpc = require('@eventstore/db-client/generated/streams_grpc_pb');
+const streamsPb = require('@eventstore/db-client/generated/streams_pb');
+const sharedPb = require('@eventstore/db-client/generated/shared_pb');
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+type ReadOptions = { stream?: string; from?: number; subscribe?: boolean; prefixes?: string[]; max?: number; multiplier?: number };
+
+/**
+ * A Read call sent as the client sends it, its answers written as lines: `event <stream>#<revision>
+ * @<commit position or none>`, `checkpoint @<position>`, `caught_up`, `confirmed`. A subscription's
+ * lines keep coming until `cancel`.
+ */
+function wireRead(double: EsdbDouble, o: ReadOptions): { lines: string[]; done: Promise<void>; cancel(): void } {
+  const client = new streamsGrpc.StreamsClient(/^esdb:\/\/([^/?]+)/.exec(double.url)![1], grpc.credentials.createInsecure());
+  const options = new streamsPb.ReadReq.Options();
+  options.setReadDirection(streamsPb.ReadReq.Options.ReadDirection.FORWARDS);
+  options.setResolveLinks(false);
+  const uuid = new streamsPb.ReadReq.Options.UUIDOption();
+  uuid.setString(new sharedPb.Empty());
+  options.setUuidOption(uuid);
+  const position = () => {
+    const p = new streamsPb.ReadReq.Options.Position();
+    p.setCommitPosition(String(o.from));
+    p.setPreparePosition(String(o.from));
+    return p;
+  };
+  if (o.stream) {
+    const s = new streamsPb.ReadReq.Options.StreamOptions();
+    const id = new sharedPb.StreamIdentifier();
+    id.setStreamName(Buffer.from(o.stream));
+    s.setStreamIdentifier(id);
+    s.setStart(new sharedPb.Empty());
+    options.setStream(s);
+  } else {
+    const a = new streamsPb.ReadReq.Options.AllOptions();
+    if (o.from === undefined) a.setStart(new sharedPb.Empty());
+    else a.setPosition(position());
+    options.setAll(a);
+  }
+  if (o.subscribe) options.setSubscription(new streamsPb.ReadReq.Options.SubscriptionOptions());
+  else options.setCount(String(1000));
+  if (o.prefixes) {
+    const f = new streamsPb.ReadReq.Options.FilterOptions();
+    const expression = new streamsPb.ReadReq.Options.FilterOptions.Expression();
+    expression.setPrefixList(o.prefixes);
+    f.setStreamIdentifier(expression);
+    f.setMax(o.max ?? 32);
+    f.setCheckpointintervalmultiplier(o.multiplier ?? 1);
+    options.setFilter(f);
+  } else options.setNoFilter(new sharedPb.Empty());
+  const req = new streamsPb.ReadReq();
+  req.setOptions(options);
+  const call = client.read(req);
+  const lines: string[] = [];
+  call.on('data', (resp: any) => {
+    if (resp.hasEvent()) {
+      const read = resp.getEvent();
+      const e = read.getEvent();
+      const stream = Buffer.from(e.getStreamIdentifier().getStreamName()).toString();
+      lines.push(`event ${stream}#${e.getStreamRevision()} @${read.hasNoPosition() ? 'none' : read.getCommitPosition()}`);
+    } else if (resp.hasCheckpoint()) lines.push(`checkpoint @${resp.getCheckpoint().getCommitPosition()}`);
+    else if (resp.hasCaughtUp()) lines.push('caught_up');
+    else if (resp.hasConfirmation()) lines.push('confirmed');
+  });
+  const done = new Promise<void>((resolve, reject) => {
+    call.on('end', () => resolve());
+    call.on('error', (err: { code?: number }) => (err.code === grpc.status.CANCELLED ? resolve() : reject(err)));
+  });
+  return {
+    lines,
+    done: done.finally(() => client.close()),
+    cancel: () => call.cancel(),
+  };
+}
+
+describe('the EventStoreDB double on the wire: reads and subscriptions', () => {
+  let double: EsdbDouble;
+  let raw: ReturnType<typeof rawAppender>;
+  const at = (stream: string, revision = 0) => double.events.find((e) => e.stream === stream && e.revision === revision)!.position;
+  const append = (...streams: string[]) => Promise.all(streams.map((s) => raw.append(s, [{ id: randomUUID(), type: 'Happened', data: {} }])));
+
+  beforeEach(async () => {
+    // No system events but the first epoch, so what a subscription looks at is known.
+    double = await startEsdbDouble({ systemEventEvery: 1_000_000 });
+    raw = rawAppender(double.url);
+    for (const s of ['order-0', 'noise-0', 'order-1', 'noise-1', 'noise-2']) await append(s);
+  });
+  afterEach(async () => {
+    raw.close();
+    await double.close();
+  });
+
+  it('sends a filtered subscription its matching events, a checkpoint every max × multiplier events looked at (matching or not), caught_up, then live events', async () => {
+    const sub = wireRead(double, { subscribe: true, prefixes: ['order-'], max: 1, multiplier: 3 });
+    try {
+      // Looked at: the epoch, order-0, noise-0 (checkpoint), order-1, noise-1, noise-2 (checkpoint).
+      await eventually(() => expect(sub.lines).toContain('caught_up'));
+      expect(sub.lines).toEqual(['confirmed', `event order-0#0 @${at('order-0')}`, `checkpoint @${at('noise-0')}`, `event order-1#0 @${at('order-1')}`, `checkpoint @${at('noise-2')}`, 'caught_up']);
+      for (const s of ['order-2', 'noise-3', 'noise-4']) await append(s);
+      await eventually(() => expect(sub.lines.slice(6)).toEqual([`event order-2#0 @${at('order-2')}`, `checkpoint @${at('noise-4')}`]));
+    } finally {
+      sub.cancel();
+      await sub.done;
+    }
+  });
+
+  it('starts a subscription from a position after the event there, where a read from the same position includes it', async () => {
+    const from = at('order-1');
+    const sub = wireRead(double, { subscribe: true, from });
+    try {
+      await eventually(() => expect(sub.lines).toContain('caught_up'));
+      expect(sub.lines).toEqual(['confirmed', `event noise-1#0 @${at('noise-1')}`, `event noise-2#0 @${at('noise-2')}`, 'caught_up']);
+    } finally {
+      sub.cancel();
+      await sub.done;
+    }
+    const read = wireRead(double, { from });
+    await read.done;
+    expect(read.lines).toEqual([`event order-1#0 @${from}`, `event noise-1#0 @${at('noise-1')}`, `event noise-2#0 @${at('noise-2')}`]);
+  });
+
+  it('sends stream reads without log positions when told to (as some server versions do), and $all reads with them', async () => {
+    const withPositions = wireRead(double, { stream: 'order-1' });
+    await withPositions.done;
+    expect(withPositions.lines).toEqual([`event order-1#0 @${at('order-1')}`]);
+    const bare = await startEsdbDouble({ streamReadPositions: false });
+    const bareRaw = rawAppender(bare.url);
+    try {
+      await bareRaw.append('order-1', [{ id: randomUUID(), type: 'Happened', data: {} }]);
+      const stream = wireRead(bare, { stream: 'order-1' });
+      await stream.done;
+      expect(stream.lines).toEqual(['event order-1#0 @none']);
+      const all = wireRead(bare, { prefixes: ['order-'] });
+      await all.done;
+      const position = bare.events.find((e) => e.stream === 'order-1')!.position;
+      expect(all.lines).toEqual([`event order-1#0 @${position}`]);
+    } finally {
+      bareRaw.close();
+      await bare.close();
+    }
   });
 });

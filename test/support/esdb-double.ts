@@ -19,11 +19,13 @@
  *   stored events, `caught_up`, then new events as they are written; a filtered one sends checkpoints
  *   every `max search window × checkpoint multiplier` events it looked at;
  * - an append larger than the maximum append size (1 MiB by default, `maxAppendSize` as the server's
- *   MaxAppendSize) fails with MaximumAppendSizeExceeded and writes nothing;
+ *   MaxAppendSize; counted as the server does: data, metadata, the type as UTF-16) fails with
+ *   MaximumAppendSizeExceeded and writes nothing;
  * - reads of a stream that does not exist answer StreamNotFound; with `streamReadPositions: false`
  *   stream reads carry no log position (commit position -1), as some server versions send them;
  * - `failNext` makes the next calls fail with a gRPC status (UNAVAILABLE, DEADLINE_EXCEEDED, ...)
- *   or with the server's exception header (access-denied, not-leader), to test error mapping.
+ *   or with the server's exception header (access-denied, not-leader), to test error mapping;
+ *   `stop` and `restart` take the server down and bring it back on the same port with the same log.
  * Not modelled: clustering and leader election, durability (all in memory), scavenging, deletes and
  * tombstones, stream metadata and ACLs, persistent subscriptions, server-side projections, performance.
  */
@@ -96,6 +98,10 @@ export interface EsdbDouble {
   failNext(count: number, failure: Failure, call?: CallKind): void;
   /** Writes a `$`-prefixed system event into `$all`, as the server's statistics and epochs do. */
   writeSystemEvent(): void;
+  /** Goes down as a stopped server does: open calls end, the port refuses connections; the log is kept. */
+  stop(): Promise<void>;
+  /** Serves the same log again on the same port, as the server back from a restart. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -134,7 +140,8 @@ export class DoubleLog {
 
   /** Expected revision, idempotence, size, then the write: all or nothing. */
   append(stream: string, expected: Expected, proposed: Proposed[]): AppendOutcome {
-    const size = proposed.reduce((n, p) => n + p.data.length + p.customMetadata.length + Buffer.byteLength(p.type), 0);
+    // Counted as the server's Event.SizeOnDisk counts: data, metadata, and the type as UTF-16.
+    const size = proposed.reduce((n, p) => n + p.data.length + p.customMetadata.length + p.type.length * 2, 0);
     if (size > this.maxAppendSize) return { ok: false, tooLarge: this.maxAppendSize };
     const existing = this.streams.get(stream) ?? [];
     const current = existing.length - 1;
@@ -219,8 +226,7 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
   });
   const streamName = (identifier: any) => Buffer.from(identifier.getStreamName() as Uint8Array).toString('utf8');
 
-  const server = new grpc.Server();
-  server.addService(streamsGrpc.StreamsService, {
+  const streamsService = {
     read(call: grpc.ServerWritableStream<any, any>) {
       const options = call.request.getOptions();
       const err = failure(options.hasSubscription() ? 'subscribe' : options.hasStream() ? 'readStream' : 'readAll');
@@ -373,8 +379,8 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
     tombstone(_call: unknown, callback: grpc.sendUnaryData<unknown>) {
       callback({ code: grpc.status.UNIMPLEMENTED, details: 'not part of the double' });
     },
-  });
-  server.addService(featuresGrpc.ServerFeaturesService, {
+  };
+  const featuresService = {
     getSupportedMethods(_call: unknown, callback: grpc.sendUnaryData<unknown>) {
       const methods = new featuresPb.SupportedMethods();
       methods.setEventStoreServerVersion('24.10.0');
@@ -389,7 +395,7 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
       );
       callback(null, methods);
     },
-  });
+  };
 
   /** A subscription to `$all`: confirmation, stored events after the start, caught_up, then live ones. */
   function subscribe(call: grpc.ServerWritableStream<any, any>, options: any): void {
@@ -463,9 +469,22 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
     return resp;
   }
 
-  port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
+  /** Serves the log on `at` (0: a free port), as a server (re)started. */
+  async function serve(at: number): Promise<grpc.Server> {
+    const s = new grpc.Server();
+    s.addService(streamsGrpc.StreamsService, streamsService);
+    s.addService(featuresGrpc.ServerFeaturesService, featuresService);
+    port = await new Promise<number>((resolve, reject) =>
+      s.bindAsync(`127.0.0.1:${at}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    return s;
+  }
+  let server: grpc.Server | undefined = await serve(0);
+  const stop = async () => {
+    for (const end of [...open]) end();
+    server?.forceShutdown();
+    server = undefined;
+  };
   return {
     url: `esdb://127.0.0.1:${port}?tls=false`,
     events: log.events,
@@ -482,12 +501,11 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
       for (let i = 0; i < count; i++) failures.push({ failure, call });
     },
     writeSystemEvent: () => log.writeSystemEvent(),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const end of [...open]) end();
-        server.forceShutdown();
-        resolve();
-      }),
+    stop,
+    async restart() {
+      if (!server) server = await serve(port);
+    },
+    close: stop,
   };
 }
 

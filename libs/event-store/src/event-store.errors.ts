@@ -38,6 +38,22 @@ export class EventStoreUnavailableError extends Error {
   }
 }
 
+/**
+ * One append larger than the log takes (EventStoreDB's MaxAppendSize) even with the events' data
+ * stored ahead of it, or refused as such by the server: nothing was recorded. `limit` is the log's
+ * maximum in bytes; the HTTP layer answers 413 naming it.
+ */
+export class EventStoreAppendTooLargeError extends Error {
+  override name = 'EventStoreAppendTooLargeError';
+  readonly code = 'MDS_EVENT_LOG_APPEND_TOO_LARGE';
+  constructor(
+    readonly limit: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The log refused the service's credentials or permissions: an operator must fix the configuration. */
 export class EventStoreAccessDeniedError extends Error {
   override name = 'EventStoreAccessDeniedError';

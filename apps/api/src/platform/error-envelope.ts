@@ -35,6 +35,11 @@ export function mapError(err: unknown, request: { id: string; method: string; ur
       return { ...envelope(503, 'unavailable', 'The event log is unavailable just now; nothing was recorded. Retry the request'), fault: true };
     case 'MDS_EVENT_LOG_ACCESS_DENIED':
       return { ...envelope(503, 'unavailable', "The event log refused the service's credentials; nothing was recorded. An operator must fix EVENTSTORE_URL"), fault: true };
+    case 'MDS_EVENT_LOG_APPEND_TOO_LARGE': {
+      const limit = (err as { limit?: unknown }).limit;
+      const most = typeof limit === 'number' ? `${formatSize(limit)} (${limit} bytes)` : 'its maximum';
+      return envelope(413, 'payload_too_large', `The request holds more than the event log takes in one append: at most ${most}, EventStoreDB's MaxAppendSize, even with the records stored ahead of the append; nothing was recorded. Send fewer records per request`);
+    }
     case 'MDS_WRONG_EXPECTED_REVISION':
     case 'MDS_IDEMPOTENCY_CONFLICT':
       return envelope(409, 'conflict', 'A concurrent change came first; nothing was recorded. Retry the request');

@@ -2,29 +2,34 @@ import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import { startEsdbDouble, type EsdbDouble } from '#mds/testing/esdb-double';
 import { eventStoreContract } from '../contract/event-store.contract';
-import { EventStoreAccessDeniedError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../event-store.errors';
+import { EventStoreAccessDeniedError, EventStoreAppendTooLargeError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../event-store.errors';
 import type { NewEvent } from '../event-store.port';
 import { EsdbEventStore } from './esdb-event-store';
 
 // No EventStoreDB server can be installed on the project's machines (not on npm or Debian, no Docker
-// engine): the contract runs against the wire-level double of test/support/esdb-double.ts (a test
-// fixture, not a server), and against a real server when EVENTSTORE_URL is set.
-const real = process.env.EVENTSTORE_URL;
-let contractDouble: EsdbDouble | undefined;
-
-eventStoreContract(real ? 'eventstoredb (server at EVENTSTORE_URL)' : 'eventstoredb (wire-level test double)', async () => {
-  if (!real) contractDouble = await startEsdbDouble();
-  const url = real ?? contractDouble!.url;
-  const store = new EsdbEventStore(url);
-  return {
-    store,
-    withUpcasters: (upcasters) => new EsdbEventStore(url, { upcasters }),
-    teardown: async () => {
-      await store.close();
-      await contractDouble?.close();
-    },
-  };
+// engine): the contract always runs against the wire-level double of test/support/esdb-double.ts (a
+// test fixture, not a server), and against a real server as well when EVENTSTORE_URL is set.
+function contractOn(adapter: string, connect: () => Promise<{ url: string; close?: () => Promise<void> }>): void {
+  eventStoreContract(adapter, async () => {
+    const { url, close } = await connect();
+    const store = new EsdbEventStore(url);
+    const others: EsdbEventStore[] = [];
+    return {
+      store,
+      withUpcasters: (upcasters) => others[others.push(new EsdbEventStore(url, { upcasters })) - 1],
+      teardown: async () => {
+        await Promise.all([store, ...others].map((s) => s.close()));
+        await close?.();
+      },
+    };
+  });
+}
+contractOn('eventstoredb (wire-level test double)', async () => {
+  const double = await startEsdbDouble();
+  return { url: double.url, close: () => double.close() };
 });
+const real = process.env.EVENTSTORE_URL;
+if (real) contractOn('eventstoredb (server at EVENTSTORE_URL)', async () => ({ url: real }));
 
 const ev = (type: string, data: unknown = {}): NewEvent => ({ id: randomUUID(), type, data });
 /** JSON of about `bytes` bytes that does not compress to nothing. */
@@ -65,14 +70,52 @@ describe('EsdbEventStore on the wire-level double', () => {
     const page = await store.readAll({ after: 0, limit: 100 });
     expect(page.events.filter((e) => e.stream === 'import-big').map((e) => e.data)).toEqual(events.map((e) => e.data));
     expect(page.events.some((e) => e.stream.startsWith('mdsstaged-'))).toBe(false);
+    // Only as much is staged as makes the append fit: the 150 kB chunk; the 40 kB one stays in it.
+    expect(new Set(staged.map((e) => e.stream))).toEqual(new Set([`mdsstaged-${events[1].id}`]));
     // A reader that does not want a type's data does not read the staged parts back.
     const sent = double.eventsSent;
     const light = await store.readAll({ after: 0, limit: 100, filter: { types: ['Chunk'] }, withDataOf: [] });
-    expect(light.events.map((e) => e.data)).toEqual([null, null, { small: true }]);
+    expect(light.events.map((e) => e.data)).toEqual([null, events[2].data, { small: true }]);
     expect(double.eventsSent - sent).toBe(1 + 3); // the head, and the three chunks without their parts
     // A retry of the same events answers as the first append did.
     expect(await store.append('import-big', events, { expectedRevision: 'no_stream' })).toEqual({ ...result, duplicate: true });
     expect(await store.readStream('import-big')).toHaveLength(4);
+  });
+
+  it('fits many small events that together exceed the maximum append size into one append, staging the largest data first', async () => {
+    // 180 events of 300 to 480 bytes each (under 512, where staging began before) and 20 of a few
+    // bytes: about 80 kB against a limit of 64 KiB.
+    const sized = Array.from({ length: 180 }, (_, i) => ev('Row', { i, text: 'x'.repeat(300 + ((i * 37) % 180)) }));
+    const tiny = Array.from({ length: 20 }, (_, i) => ev('Tick', { i }));
+    const events = [...sized.slice(0, 90), ...tiny, ...sized.slice(90)];
+    const before = double.events.length;
+    const result = await store.append('many-small', events, { expectedRevision: 'no_stream' });
+    expect(result).toMatchObject({ nextRevision: events.length - 1, duplicate: false });
+    const written = double.events.slice(before).filter((e) => e.stream === 'many-small');
+    const at = double.events.indexOf(written[0]);
+    expect(double.events.slice(at, at + events.length)).toEqual(written);
+    const stagedIds = new Set(double.events.slice(before, at).filter((e) => e.stream.startsWith('mdsstaged-')).map((e) => e.stream.slice('mdsstaged-'.length)));
+    const size = (e: NewEvent) => JSON.stringify(e.data).length;
+    const staged = events.filter((e) => stagedIds.has(e.id!));
+    const kept = events.filter((e) => !stagedIds.has(e.id!));
+    // Some, not all: the largest, until the append fitted; none of the tiny ones.
+    expect(staged.length).toBeGreaterThan(0);
+    expect(kept.length).toBeGreaterThan(tiny.length);
+    expect(Math.min(...staged.map(size))).toBeGreaterThanOrEqual(Math.max(...kept.map(size)));
+    expect(await store.readStream('many-small')).toEqual(events.map((e) => expect.objectContaining({ id: e.id, data: e.data })));
+    expect(await store.append('many-small', events, { expectedRevision: 'no_stream' })).toEqual({ ...result, duplicate: true });
+  });
+
+  it('refuses, writing nothing, an append that cannot fit even with every event staged, naming the limit', async () => {
+    // 3,000 events of a few bytes: staging them would make each larger. The large one alone would fit.
+    const events = [ev('Large', bulk(100_000)), ...Array.from({ length: 3000 }, (_, i) => ev('Tick', { i }))];
+    const [logged, calls] = [double.events.length, double.appendCalls];
+    const refused = await store.append('too-many', events).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(EventStoreAppendTooLargeError);
+    expect(refused).toMatchObject({ code: 'MDS_EVENT_LOG_APPEND_TOO_LARGE', limit: 64 * 1024, message: expect.stringContaining('maximum append size of 65536 bytes') });
+    // Decided before anything was sent: not even the large event's data was staged.
+    expect([double.events.length, double.appendCalls]).toEqual([logged, calls]);
+    expect(await store.readStream('too-many')).toEqual([]);
   });
 
   it('reads filtered pages with the server filtering: only the matching events cross the wire', async () => {
@@ -115,6 +158,24 @@ describe('EsdbEventStore on the wire-level double', () => {
     // And then it works again, and a real conflict is still a conflict.
     await store.append('err-1', [ev('X')], { expectedRevision: 'no_stream' });
     await expect(store.append('err-1', [ev('Y')], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+  });
+});
+
+describe('EsdbEventStore against a server with a smaller maximum append size than configured', () => {
+  it("maps the server's own refusal (MaximumAppendSizeExceeded) to the port's too-large append, with the server's limit", async () => {
+    const double = await startEsdbDouble({ maxAppendSize: 16 * 1024 });
+    const store = new EsdbEventStore(double.url, { maxAppendSize: 1024 * 1024 });
+    try {
+      const refused = await store.append('s-1', [ev('Big', bulk(40_000))]).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(EventStoreAppendTooLargeError);
+      expect(refused).toMatchObject({ code: 'MDS_EVENT_LOG_APPEND_TOO_LARGE', limit: 16 * 1024 });
+      expect(double.events.some((e) => e.stream === 's-1')).toBe(false);
+      await store.append('s-1', [ev('Small', { ok: true })]);
+      expect((await store.readStream('s-1')).map((e) => e.data)).toEqual([{ ok: true }]);
+    } finally {
+      await store.close();
+      await double.close();
+    }
   });
 });
 

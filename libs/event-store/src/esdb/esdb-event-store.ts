@@ -18,7 +18,7 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { catchUpSubscription } from '../catch-up';
-import { EventStoreAccessDeniedError, EventStoreUnavailableError, IdempotencyConflictError, InvalidAppendError, WrongExpectedRevisionError } from '../event-store.errors';
+import { EventStoreAccessDeniedError, EventStoreAppendTooLargeError, EventStoreUnavailableError, IdempotencyConflictError, WrongExpectedRevisionError } from '../event-store.errors';
 import type {
   AppendOptions,
   AppendResult,
@@ -42,8 +42,13 @@ export const ESDB_DEFAULT_MAX_APPEND_SIZE = 1024 * 1024;
 /** Category of the streams holding staged data (see `append`), and the type of their events. */
 const STAGED_PREFIX = 'mdsstaged-';
 const STAGED_PART = 'MdsStagedPart';
-/** Room left in an append for what the server counts besides data and metadata. */
+/** Room left in an append below MaxAppendSize, for safety: at most 4 KiB, an eighth of a small limit. */
 const APPEND_MARGIN = 4096;
+/** What a staged event holds as data; its metadata names the parts. */
+const STAGED_DATA = { $staged: true };
+const STAGED_DATA_JSON = JSON.stringify(STAGED_DATA);
+/** Staged streams written at once. */
+const STAGING_CONCURRENCY = 16;
 /** A stream-name filter no stream matches: a subscription with it sends checkpoints only. */
 const NOTHING = '$$mds-heads-only$$';
 
@@ -53,6 +58,20 @@ interface Staged {
   bytes: number;
   sha256: string;
 }
+
+/** An event on its way into an append: its data as JSON, the size the server counts, and whether its data goes ahead. */
+interface Planned {
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  json: Buffer;
+  size: number;
+  staged?: Staged;
+}
+
+/** What EventStoreDB counts of an event against MaxAppendSize: data, metadata, and the type as UTF-16 (Event.SizeOnDisk). */
+const countedSize = (type: string, data: Buffer | string, metadata: string) => Buffer.byteLength(data) + Buffer.byteLength(metadata) + type.length * 2;
 
 function toNumber(value: bigint, what: string): number {
   const n = Number(value);
@@ -94,10 +113,19 @@ function matches(filter: EventFilter | undefined, event: RecordedEvent): boolean
   return true;
 }
 
-/** The client's errors as the port's: unavailability and refused credentials are the caller's to answer (503). */
-function portError(err: unknown): unknown {
+/**
+ * The client's errors as the port's: unavailability and refused credentials are the caller's to answer
+ * (503); an append the server found too large (EVENTSTORE_MAX_APPEND_SIZE saying more than the server's
+ * MaxAppendSize) is the port's too-large append, with the server's limit.
+ */
+function portError(err: unknown, maxAppendSize = ESDB_DEFAULT_MAX_APPEND_SIZE): unknown {
   if (!(err instanceof Error) || !isCommandError(err)) return err;
   switch (err.type) {
+    case 'maximum-append-size-exceeded': {
+      const server = Number((err as { maxAppendSize?: unknown }).maxAppendSize);
+      const limit = Number.isSafeInteger(server) && server > 0 ? server : maxAppendSize;
+      return new EventStoreAppendTooLargeError(limit, `EventStoreDB refused an append larger than its maximum append size of ${limit} bytes (EVENTSTORE_MAX_APPEND_SIZE says ${maxAppendSize}; it must not say more than the server's MaxAppendSize)`);
+    }
     case 'unavailable':
     case 'deadline-exceeded':
     case 'timeout':
@@ -140,25 +168,19 @@ export class EsdbEventStore implements EventStore {
   async append(stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     validateStreamName(stream);
     const expected = options.expectedRevision ?? 'any';
-    const prepared = prepareEvents(events).map((e) => ({ ...e, json: JSON.stringify(e.data), meta: JSON.stringify(e.metadata) }));
-    const size = prepared.reduce((n, e) => n + Buffer.byteLength(e.json) + Buffer.byteLength(e.meta) + e.type.length, 0);
-    const limit = this.maxAppendSize - APPEND_MARGIN;
-    let proposed = prepared.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as never, metadata: e.metadata }));
-    if (size > limit) {
-      // Too large for one append: the data of the events goes ahead in parts, then one append of the
-      // events naming it commits them all at once. Parts nothing names (an append that then failed) are
-      // never read. Each part is appended alone with an id derived from its event's, so a retry of the
-      // same events re-stages idempotently.
-      proposed = await Promise.all(
-        prepared.map(async (e) => {
-          if (Buffer.byteLength(e.json) <= 512) return jsonEvent({ id: e.id, type: e.type, data: e.data as never, metadata: e.metadata });
-          const staged = await this.stage(e.id, Buffer.from(e.json), limit);
-          return jsonEvent({ id: e.id, type: e.type, data: { $staged: true } as never, metadata: { ...e.metadata, $staged: staged } });
-        }),
-      );
-      const remaining = proposed.reduce((n, p) => n + Buffer.byteLength(JSON.stringify(p.data)) + Buffer.byteLength(JSON.stringify(p.metadata ?? {})) + p.type.length, 0);
-      if (remaining > limit) throw new InvalidAppendError(`an append of ${events.length} events is too large for EventStoreDB's maximum append size (${this.maxAppendSize} bytes) even with their data staged`);
+    const planned = this.plan(stream, prepareEvents(events));
+    // The staged data goes first; one append of the events naming it then commits them all at once.
+    // Parts nothing names (an append that then failed) are never read. Part ids derive from their
+    // event's, so a retry of the same events re-stages idempotently.
+    const staged = planned.filter((p) => p.staged);
+    for (let i = 0; i < staged.length; i += STAGING_CONCURRENCY) {
+      await Promise.all(staged.slice(i, i + STAGING_CONCURRENCY).map((p) => this.stage(p.id, p.staged!, p.json)));
     }
+    const proposed = planned.map((p) =>
+      p.staged
+        ? jsonEvent({ id: p.id, type: p.type, data: STAGED_DATA as never, metadata: { ...p.metadata, $staged: p.staged } })
+        : jsonEvent({ id: p.id, type: p.type, data: p.data as never, metadata: p.metadata }),
+    );
     try {
       const result = await this.client.appendToStream(stream, proposed, { expectedRevision: toExpected(expected) });
       const nextRevision = toNumber(result.nextExpectedRevision, 'revision');
@@ -172,26 +194,64 @@ export class EsdbEventStore implements EventStore {
         const actualVersion = (err as { actualVersion?: bigint | string }).actualVersion;
         const actual = typeof actualVersion === 'bigint' ? toNumber(actualVersion, 'revision') : 'no_stream';
         // The server refuses an append repeating only some stored ids as a wrong expected version.
-        const stored = await this.readStream(stream, { direction: 'backwards', limit: prepared.length }).catch(() => []);
-        if (prepared.some((e) => stored.some((s) => s.id === e.id))) throw new IdempotencyConflictError(stream, 'some event ids are already stored');
+        const stored = await this.readStream(stream, { direction: 'backwards', limit: planned.length }).catch(() => []);
+        if (planned.some((e) => stored.some((s) => s.id === e.id))) throw new IdempotencyConflictError(stream, 'some event ids are already stored');
         throw new WrongExpectedRevisionError(stream, expected, actual);
       }
-      throw portError(err);
+      throw portError(err, this.maxAppendSize);
     }
   }
 
-  /** Writes `data` as parts of at most `limit` bytes to a stream of its own; returns what names it. */
-  private async stage(eventId: string, data: Buffer, limit: number): Promise<Staged> {
-    const stream = `${STAGED_PREFIX}${eventId}`;
-    const parts = Math.ceil(data.length / limit);
-    for (let i = 0; i < parts; i++) {
+  /** The most an append may count here, below the server's MaxAppendSize; also the size of a staged part. */
+  private get appendLimit(): number {
+    return this.maxAppendSize - Math.min(APPEND_MARGIN, Math.floor(this.maxAppendSize / 8));
+  }
+
+  /**
+   * Which events' data goes ahead of the append: none when the events fit in one append as they are;
+   * else the largest data first, until the append fits, however small each event is (an import of
+   * many small chunks as much as one of a few large ones). A staged event still counts its type, its
+   * metadata and what names its parts (about 180 bytes), so events smaller than that gain nothing by
+   * it; when the append cannot fit even with every event that gains staged, nothing is written and the
+   * append is refused as too large.
+   */
+  private plan(stream: string, prepared: ReturnType<typeof prepareEvents>): Planned[] {
+    const limit = this.appendLimit;
+    const planned: Planned[] = prepared.map((e) => {
+      const json = Buffer.from(JSON.stringify(e.data));
+      return { ...e, json, size: countedSize(e.type, json, JSON.stringify(e.metadata)) };
+    });
+    let total = planned.reduce((n, p) => n + p.size, 0);
+    if (total <= limit) return planned;
+    let stagedCount = 0;
+    for (const p of [...planned].sort((a, b) => b.json.length - a.json.length)) {
+      if (total <= limit) break;
+      const staged: Staged = { stream: `${STAGED_PREFIX}${p.id}`, parts: Math.ceil(p.json.length / limit), bytes: p.json.length, sha256: createHash('sha256').update(p.json).digest('hex') };
+      const size = countedSize(p.type, STAGED_DATA_JSON, JSON.stringify({ ...p.metadata, $staged: staged }));
+      if (size >= p.size) continue;
+      p.staged = staged;
+      total += size - p.size;
+      stagedCount++;
+    }
+    if (total > limit) {
+      throw new EventStoreAppendTooLargeError(
+        this.maxAppendSize,
+        `an append of ${planned.length} events to ${stream} counts ${total} bytes with the data of ${stagedCount} of them staged, more than EventStoreDB's maximum append size of ${this.maxAppendSize} bytes allows (${limit} with the margin)`,
+      );
+    }
+    return planned;
+  }
+
+  /** Writes an event's data as the parts `staged` names (each at most the append limit) to a stream of its own. */
+  private async stage(eventId: string, staged: Staged, data: Buffer): Promise<void> {
+    const limit = this.appendLimit;
+    for (let i = 0; i < staged.parts; i++) {
       const part = binaryEvent({ id: partId(eventId, i), type: STAGED_PART, data: data.subarray(i * limit, (i + 1) * limit) });
-      await this.client.appendToStream(stream, part, { expectedRevision: i === 0 ? ANY : BigInt(i - 1) }).catch((err) => {
+      await this.client.appendToStream(staged.stream, part, { expectedRevision: i === 0 ? ANY : BigInt(i - 1) }).catch((err) => {
         // A retry finds its earlier parts stored: the server answers those as idempotent successes.
-        throw portError(err);
+        throw portError(err, this.maxAppendSize);
       });
     }
-    return { stream, parts, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
   }
 
   /** The data an event staged, read back and checked. */
