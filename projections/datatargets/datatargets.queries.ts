@@ -1,5 +1,5 @@
 import type { Pool, QueryResultRow } from 'pg';
-import { attemptBody, type AttemptRequest, type OutletDefinition, type OutletLogEntry, type OutletState } from '#mds/datatargets';
+import { applyMasks, attemptBody, type AttemptRequest, type OutletDefinition, type OutletLogEntry, type OutletState } from '#mds/datatargets';
 import { withTransaction } from '#mds/platform';
 
 const SENSITIVE_HEADER = /authorization|cookie|token|secret|key|password|signature/i;
@@ -173,5 +173,5 @@ async function rebuiltRequest(pool: Pool, datatargetId: string, outletId: string
   ]);
   if (template.rows.length === 0) return `${sent.head}[body not available: template ${sent.template} is not kept]`;
   if (messages.length !== last - first + 1) return `${sent.head}[body not available: messages ${first} to ${last} are no longer all kept]`;
-  return sent.head + attemptBody(sent, template.rows[0].content, messages.map((m) => m.message));
+  return sent.head + applyMasks(attemptBody(sent, template.rows[0].content, messages.map((m) => m.message)), sent.masks ?? []);
 }

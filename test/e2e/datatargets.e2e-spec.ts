@@ -257,9 +257,10 @@ describe('datatargets, outlets and webhook delivery', () => {
       ];
       const ids: string[] = [];
       for (const o of outlets) ids.push((await send('POST', `/api/datatargets/${target.id}/outlets/`, o)).body.outlet.id);
-      await post(target.id, [{ n: 1, name: 'Åsa Öberg', city: 'Göteborg' }, { n: 2, emoji: '🚀', nested: { b: [1, 2.5, null], a: 'x' } }, { n: 3 }, { n: 4, text: 'line\nbreak "quoted"' }]);
+      // The fifth message carries the first outlet's key, which its log masks wherever it shows.
+      await post(target.id, [{ n: 1, name: 'Åsa Öberg', city: 'Göteborg' }, { n: 2, emoji: '🚀', nested: { b: [1, 2.5, null], a: 'x' } }, { n: 3 }, { n: 4, text: 'line\nbreak "quoted"' }, { n: 5, note: 'key receiver-key-123, twice: receiver-key-123' }]);
       await eventually(async () => {
-        for (const id of ids) expect((await outletOf(target.id, id)).last_delivered_message_number).toBe(4);
+        for (const id of ids) expect((await outletOf(target.id, id)).last_delivered_message_number).toBe(5);
       });
       // What the receiver got, with the values of credential headers masked as the log masks them.
       const masked = receiver.requests.map((raw) => {
@@ -268,19 +269,22 @@ describe('datatargets, outlets and webhook delivery', () => {
           const colon = line.indexOf(':');
           return i > 0 && isSensitiveHeader(line.slice(0, colon)) ? `${line.slice(0, colon)}: ${MASK}` : line;
         });
-        return `${lines.join('\r\n')}\r\n\r\n${raw.slice(end + 4)}`;
+        const body = raw.slice(end + 4);
+        return `${lines.join('\r\n')}\r\n\r\n${/\r\nX-Api-Key: /i.test(raw.slice(0, end)) ? body.split('receiver-key-123').join(MASK) : body}`;
       });
       const logged: string[] = [];
       for (const id of ids) {
         const entries = (await logOf(target.id, id)).entries as Json[];
         for (const e of entries) logged.push((await send('GET', `/api/datatargets/${target.id}/outlets/${id}/log/${e.entry_number}/`)).body.entry.http_request);
       }
-      expect(logged).toHaveLength(2 + 4);
+      expect(logged).toHaveLength(2 + 5);
       expect(new Set(logged)).toEqual(new Set(masked));
       expect(logged.some((r) => r.includes('Göteborg') && r.includes('🚀'))).toBe(true);
+      expect(logged.filter((r) => r.includes(`"note":"key ${MASK}, twice: ${MASK}"`))).toHaveLength(1);
+      expect(logged.filter((r) => r.includes('receiver-key-123'))).toHaveLength(1); // the outlet without that key sent it as a plain value
       // The log keeps the head and the message numbers, not the body a second time.
       const attempts = (await api.rt.store.readAll({ filter: { types: [DELIVERY_ATTEMPTED], streams: ids.map((id) => `outlet-${id}`) }, limit: 100 })).events;
-      expect(attempts).toHaveLength(6);
+      expect(attempts).toHaveLength(7);
       for (const a of attempts) {
         const data = a.data as Json;
         expect(data.http_request).toBeUndefined();
@@ -288,6 +292,10 @@ describe('datatargets, outlets and webhook delivery', () => {
         expect(JSON.stringify(data)).not.toContain('Göteborg');
         expect(JSON.stringify(data)).not.toContain('receiver-key-123');
       }
+      // The batch whose message carried the key keeps where it was masked, and still no copy of the body.
+      // (The template places the messages twice: the key shows four times in that body.)
+      const withMasks = attempts.map((a) => (a.data as Json).request).filter((r) => r.masks);
+      expect(withMasks.map((r) => [r.messages, r.masks.map(([, length]: number[]) => length)])).toEqual([[[4, 5], [16, 16, 16, 16]]]);
       // The signed outlet's attempts keep the signature they sent; the other's have none.
       expect(attempts.map((a) => [a.stream === `outlet-${ids[0]}`, /^v1,/.test(String((a.data as Json).signature))])).toEqual(attempts.map((a) => [a.stream === `outlet-${ids[0]}`, a.stream === `outlet-${ids[0]}`]));
     } finally {

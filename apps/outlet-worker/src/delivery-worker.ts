@@ -318,7 +318,7 @@ export class DeliveryWorker {
       webhook_id: webhookId,
       // The body is the messages through the template: kept by reference when the head tells the rest.
       ...(result.requestHead !== undefined
-        ? { request: { head: result.requestHead, template: templateKey(def.request.content), batched: def.is_batched, messages: [firstNumber, lastNumber] as [number, number], body: def.request.method !== 'GET' } }
+        ? { request: { head: result.requestHead, template: templateKey(def.request.content), batched: def.is_batched, messages: [firstNumber, lastNumber] as [number, number], body: def.request.method !== 'GET', ...(result.bodyMasks ? { masks: result.bodyMasks } : {}) } }
         : { http_request: result.rawRequest }),
       ...(result.signature !== undefined ? { signature: result.signature } : {}),
       http_reply: result.rawReply ?? null,

@@ -127,6 +127,8 @@ export interface AttemptRequest {
   messages: [number, number];
   /** False for a GET, which carries no body. */
   body: boolean;
+  /** Where the body as sent had a secret masked (`[offset, length]`, a message carrying one). */
+  masks?: Array<[number, number]>;
 }
 
 export interface DeliveryAttempted {
@@ -137,7 +139,7 @@ export interface DeliveryAttempted {
   webhook_id: string;
   /** The request by reference (attempts since it exists), rebuilt when the log entry is read. */
   request?: AttemptRequest;
-  /** The whole request text: earlier attempts, and those whose body masking changed (a secret in a message). */
+  /** The whole request text: attempts recorded before requests were kept by reference. */
   http_request?: string;
   /** The `webhook-signature` sent, when signed. */
   signature?: string;

@@ -28,6 +28,32 @@ export function sensitiveValues(headers: HeaderList): string[] {
     .filter((value) => value.length >= MIN_ECHOED_VALUE);
 }
 
+/**
+ * Where masking a text replaces something: `[offset, length]` of each secret's occurrences, longest
+ * secrets first and never overlapping one found before, in text order. `applyMasks` of them gives
+ * `maskText`: a log that keeps the text by reference keeps these instead of the masked text.
+ */
+export function maskSpans(text: string, secrets: readonly string[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const secret of [...new Set(secrets)].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) {
+    for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + secret.length)) {
+      if (!spans.some(([o, l]) => at < o + l && o < at + secret.length)) spans.push([at, secret.length]);
+    }
+  }
+  return spans.sort((a, b) => a[0] - b[0]);
+}
+
+/** The text with each span replaced by the mask. */
+export function applyMasks(text: string, spans: ReadonlyArray<readonly [number, number]>): string {
+  let out = '';
+  let from = 0;
+  for (const [offset, length] of spans) {
+    out += text.slice(from, offset) + MASK;
+    from = offset + length;
+  }
+  return out + text.slice(from);
+}
+
 export function maskText(text: string, secrets: readonly string[]): string {
   // Longest first, so `whsec_abc` is masked whole before its `abc` part.
   return [...secrets]

@@ -3,7 +3,7 @@ import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerRespo
 import { AddressInfo, createServer as createNetServer, Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { eventually } from '#mds/testing/eventually';
-import { deliver, DeliveryOptions, destinationProblem, signPayload } from './index';
+import { applyMasks, deliver, DeliveryOptions, destinationProblem, signPayload } from './index';
 import { parseRetryAfter } from './webhook-client';
 
 interface Received {
@@ -109,17 +109,20 @@ describe('deliver', () => {
     expect(result.rawReply?.endsWith('\r\n\r\n{"accepted":3}')).toBe(true);
   });
 
-  it('gives the head apart when the rest of the raw request is the body as sent, and not when masking changed the body', async () => {
+  it('gives the head apart when the rest of the raw request is the body as sent, and where masking changed the body', async () => {
     const server = await startServer(answer(200, {}, '{}'));
     const request = (body: string) => ({ url: `http://127.0.0.1:${server.port}/h`, method: 'POST', headers: { 'content-type': 'application/json', 'X-Api-Key': 'a key of twelve' }, body });
     const plain = await deliver(request('{"n":1}'), options());
     expect(plain.requestHead).toBeDefined();
     expect(plain.requestHead! + '{"n":1}').toBe(plain.rawRequest);
     expect(plain.requestHead).toContain('\r\nX-Api-Key: ***\r\n');
-    // A message that carries the key: the log must keep the masked text itself.
-    const echoing = await deliver(request('{"note":"a key of twelve"}'), options());
-    expect(echoing.requestHead).toBeUndefined();
-    expect(echoing.rawRequest.endsWith('{"note":"***"}')).toBe(true);
+    expect(plain.bodyMasks).toBeUndefined();
+    // A message that carries the key: the log keeps where it was masked, not the masked text.
+    const body = '{"note":"a key of twelve","again":"a key of twelve!"}';
+    const echoing = await deliver(request(body), options());
+    expect(echoing.rawRequest.endsWith('{"note":"***","again":"***!"}')).toBe(true);
+    expect(echoing.bodyMasks).toEqual([[9, 15], [35, 15]]);
+    expect(echoing.requestHead! + applyMasks(body, echoing.bodyMasks!)).toBe(echoing.rawRequest);
   });
 
   it('takes startedAt from the clock just before the request and times until the reply body ends', async () => {

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { destinationProblem } from './destination';
-import { HeaderList, maskText, renderReply, renderRequest, sensitiveValues } from './raw-message';
+import { applyMasks, HeaderList, maskSpans, maskText, renderReply, renderRequest, sensitiveValues } from './raw-message';
 import { secretSpellings, signPayload } from './signing';
 
 export interface WebhookRequest {
@@ -47,10 +47,12 @@ export interface DeliveryResult {
   rawRequest: string;
   /**
    * The request line and header block of `rawRequest` (masked), when the rest of it is the body as
-   * sent: the log may then keep the head and rebuild the body from the messages. Absent when masking
-   * touched the body (a secret in a message), so only the whole text tells what was sent.
+   * sent with `bodyMasks` masked: the log may then keep the head and the masks and rebuild the body
+   * from the messages. Absent only when the two cannot tell the masked text (never seen).
    */
   requestHead?: string;
+  /** Where masking replaced a secret in the body (a message carrying one): `[offset, length]`s. */
+  bodyMasks?: Array<[number, number]>;
   /** The `webhook-signature` sent (HMAC of the body; says nothing of the secret). */
   signature?: string;
   rawReply?: string;
@@ -73,9 +75,10 @@ export async function deliver(request: WebhookRequest, options: DeliveryOptions)
   const requestTarget = target.url ? target.url.pathname + target.url.search : request.url;
   const head = mask(renderRequest(request.method, requestTarget, wireHeaders(request, headers, target.url, options.keepAliveKey !== undefined), undefined));
   const rawRequest = mask(head + (request.body ?? ''));
+  const bodyMasks = maskSpans(request.body ?? '', secrets);
   const sent = {
     rawRequest,
-    ...(rawRequest === head + (request.body ?? '') ? { requestHead: head } : {}),
+    ...(rawRequest === head + applyMasks(request.body ?? '', bodyMasks) ? { requestHead: head, ...(bodyMasks.length > 0 ? { bodyMasks } : {}) } : {}),
     ...(header(headers, 'webhook-signature') !== undefined ? { signature: header(headers, 'webhook-signature') } : {}),
   };
   if (target.problem !== undefined) {
