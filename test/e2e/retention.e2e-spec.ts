@@ -22,7 +22,7 @@ describe('datatarget retention_days', () => {
   const later = (days: number) => new Date(Date.now() + days * DAY);
 
   beforeAll(async () => {
-    api = await startTestApi({ projections: [datatargetsProjection, datasyncProjection], env: { OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20' } });
+    api = await startTestApi({ projections: [datatargetsProjection, datasyncProjection], env: { OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20', OUTLET_RETENTION_SWEEP_MS: '100' } });
     token = (await seedUserToken(api.rt, 'keeper', ['staff'])).token;
     delivery = await startDelivery(api.rt);
     receiver = delivery.receiver;
@@ -55,7 +55,10 @@ describe('datatarget retention_days', () => {
     await send('POST', `/api/datatargets/${target.id}/outlets/${outlet.id}/pause/`);
     await send('POST', `/api/datatargets/${target.id}/post/`, { messages: [{ email: 'not.yet.delivered@example.com' }] });
     await eventually(async () => expect((await send('GET', `/api/datatargets/${target.id}/`)).body.datatarget.last_message_number).toBe(3));
+    const dump0 = await dumpService(api.rt.db.url);
 
+    // The payloads are there to be found: the checks below would see them stay.
+    expect(['delivered.one', 'delivered.two', 'archived.forever'].filter((v) => dump0.text.includes(v))).toHaveLength(3);
     // Not old enough yet: nothing goes.
     expect(await expireDeliveredMessages(api.rt.pool, later(0.5))).toEqual({ posts: 0, messages: 0 });
     expect(await expireDeliveredMessages(api.rt.pool, later(2))).toEqual({ posts: 1, messages: 2 });
@@ -78,5 +81,15 @@ describe('datatarget retention_days', () => {
     await eventually(async () => expect((await send('GET', `/api/datatargets/${target.id}/outlets/${outlet.id}/`)).body.outlet.last_delivered_message_number).toBe(3));
     expect(await expireDeliveredMessages(api.rt.pool, later(2))).toEqual({ posts: 1, messages: 1 });
     expect((await dumpService(api.rt.db.url)).text).not.toContain('not.yet.delivered');
+  });
+
+  it("drops them on the outlet worker's own sweep (OUTLET_RETENTION_SWEEP_MS), once delivered", async () => {
+    const target = (await send('POST', '/api/datatargets/', { datatarget_type: 'messages', name: 'kept until delivered', retention_days: 0 })).body.datatarget;
+    await send('POST', `/api/datatargets/${target.id}/post/`, { messages: [{ email: 'swept.soon@example.com' }] });
+    expect(JSON.stringify((await send('GET', `/api/datatargets/${target.id}/retrieve/?after=0`)).body.messages)).toContain('swept.soon@example.com');
+    await send('POST', `/api/datatargets/${target.id}/outlets/`, { outlet_type: 'webhook', request: { url: receiver.url, method: 'POST', format: 'json', content: '{(data)}', is_batched: true } });
+    await eventually(async () => expect((await send('GET', `/api/datatargets/${target.id}/retrieve/?after=0`)).body.messages).toEqual(['[expired]']), { timeoutMs: 10_000 });
+    expect(receiver.received.map((r) => r.body).join('\n')).toContain('swept.soon@example.com');
+    expect((await dumpService(api.rt.db.url)).text).not.toContain('swept.soon');
   });
 });
