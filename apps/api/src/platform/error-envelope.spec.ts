@@ -32,6 +32,14 @@ describe('error envelope mapping', () => {
     expect(mapError(new IdempotencyConflictError('s-1', 'some'), req, 1).status).toBe(409);
   });
 
+  it("answers an append larger than the event log takes with 413 naming the limit, not 500", async () => {
+    const req = { id: 'r', method: 'POST', url: '/api/customers/upload/' } as never;
+    const { EventStoreAppendTooLargeError } = await import('#mds/event-store');
+    const mapped = mapError(new EventStoreAppendTooLargeError(1_048_576, 'the append of 3 events is 2 MiB'), req, 1);
+    expect(mapped).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } });
+    expect(mapped.body.error.message).toMatch(/1 MiB|1048576|1,048,576/);
+  });
+
   it('hides the details of unexpected errors behind a 500 with the request id', () => {
     const mapped = mapError(new Error('connection refused at 10.0.0.3'), req, 1);
     expect(mapped).toEqual({ status: 500, body: { error: { code: 'internal_error', message: 'Internal server error (request id r1)' } }, fault: true });
