@@ -14,13 +14,14 @@ interface Answer {
   key: string;
   status?: number;
   ms: number;
-  body?: { error?: { code: string; message: string } };
+  body?: { run_id?: string; error?: { code: string; message: string } };
 }
 
 // Fault test: the service's PostgreSQL frozen (SIGSTOP to all its processes: up, but answering
 // nothing) for 10 s during an import, then resumed. Requests in the outage must get 503 in the
 // envelope within 5 s, /health must say which dependency is down, and afterwards everything
-// acknowledged is there and the retries succeed.
+// acknowledged is there before any retry (a lost acknowledgement would otherwise be imported again by
+// its retry, unseen), and the retries succeed, those of acknowledged keys answering their first run.
 describe('PostgreSQL frozen during an import', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-freeze-'));
   let svc: { child: ChildProcess; exited: Promise<number | null>; output: () => string } | undefined;
@@ -49,8 +50,9 @@ describe('PostgreSQL frozen during an import', () => {
     const tokenRes = await fetch(`${base}/api/access-tokens/`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from('admin:a long admin password').toString('base64')}` } });
     const token = ((await tokenRes.json()) as { access_token: { token: string } }).access_token.token;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const externalIds = (r: number) => Array.from({ length: PER_REQUEST }, (_, i) => `F-${r * PER_REQUEST + i}`);
     const send = async (r: number): Promise<Answer> => {
-      const body = JSON.stringify({ customers: Array.from({ length: PER_REQUEST }, (_, i) => ({ external_id: `F-${r * PER_REQUEST + i}`, first_name: `F${r}` })) });
+      const body = JSON.stringify({ customers: externalIds(r).map((external_id) => ({ external_id, first_name: `F${r}` })) });
       const started = Date.now();
       const res = await fetch(`${base}/api/customers/upload/`, { method: 'POST', headers: { ...headers, 'idempotency-key': `freeze-${r}` }, body, signal: AbortSignal.timeout(30_000) }).catch(() => undefined);
       return { key: `freeze-${r}`, status: res?.status, ms: Date.now() - started, body: res ? ((await res.json().catch(() => undefined)) as Answer['body']) : undefined };
@@ -86,8 +88,36 @@ describe('PostgreSQL frozen during an import', () => {
     expect(health).toMatchObject({ status: 503, body: { database: { status: 'failing' }, event_log: { status: 'failing' } } });
     expect(health!.ms).toBeLessThan(5000);
 
-    // Afterwards: the health is back, each refused request succeeds on retry, nothing is missing.
+    // Afterwards, before any retry: every acknowledged run is there, completes, and its customers are
+    // readable. A retry would import a lost one again under the same key, so this is where a lost
+    // acknowledgement shows.
     await eventually(async () => expect((await fetch(`${base}/health`)).status).toBe(200), { timeoutMs: 30_000, intervalMs: 100 });
+    const acknowledged = new Map<number, string>();
+    for (const [k, a] of [...before, ...during].entries()) if (a.status === 200) acknowledged.set(k, a.body!.run_id!);
+    expect(acknowledged.size).toBeGreaterThanOrEqual(before.length);
+    const createdAt = new Map<string, string>();
+    for (const run of acknowledged.values()) {
+      const state = await eventually(async () => {
+        const res = await fetch(`${base}/api/runs/${run}/`, { headers });
+        const body = (await res.json()) as { state: string; created_at: string };
+        expect([run, res.status, body.state]).toEqual([run, 200, 'completed']);
+        return body;
+      }, { timeoutMs: 60_000, intervalMs: 100 });
+      createdAt.set(run, state.created_at);
+    }
+    const readIds = async () => {
+      const ids: string[] = [];
+      for (let next: string | null = '/api/data/customers/?limit=10000'; next; ) {
+        const page = (await (await fetch(new URL(next, base), { headers })).json()) as { customers: Array<{ external_id: string }>; next_url: string | null };
+        ids.push(...page.customers.map((c) => c.external_id));
+        next = page.next_url;
+      }
+      return ids;
+    };
+    const beforeRetries = new Set(await readIds());
+    expect([...acknowledged.keys()].flatMap(externalIds).filter((id) => !beforeRetries.has(id))).toEqual([]);
+
+    // Then each request succeeds on retry; an acknowledged key answers its first run, unchanged.
     const runs: string[] = [];
     for (let k = 0; k < r; k++) {
       const answer = await eventually(async () => {
@@ -95,20 +125,21 @@ describe('PostgreSQL frozen during an import', () => {
         if (a.status !== 200) throw new Error(`${a.key}: ${a.status}`);
         return a as Answer & { body: { run_id: string } };
       }, { timeoutMs: 30_000, intervalMs: 200 });
+      if (acknowledged.has(k)) expect([answer.key, answer.body.run_id]).toEqual([answer.key, acknowledged.get(k)]);
       runs.push(answer.body.run_id);
     }
     for (const run of runs) {
-      await eventually(async () => expect(((await (await fetch(`${base}/api/runs/${run}/`, { headers })).json()) as { state: string }).state).toBe('completed'), { timeoutMs: 60_000, intervalMs: 100 });
+      const state = await eventually(async () => {
+        const body = (await (await fetch(`${base}/api/runs/${run}/`, { headers })).json()) as { state: string; created_at: string };
+        expect(body.state).toBe('completed');
+        return body;
+      }, { timeoutMs: 60_000, intervalMs: 100 });
+      if (createdAt.has(run)) expect([run, state.created_at]).toEqual([run, createdAt.get(run)]);
     }
-    const ids: string[] = [];
-    for (let next: string | null = '/api/data/customers/?limit=10000'; next; ) {
-      const page = (await (await fetch(new URL(next, base), { headers })).json()) as { customers: Array<{ external_id: string }>; next_url: string | null };
-      ids.push(...page.customers.map((c) => c.external_id));
-      next = page.next_url;
-    }
+    const ids = await readIds();
     expect([ids.length, new Set(ids).size]).toEqual([r * PER_REQUEST, r * PER_REQUEST]);
     console.log(
-      `database freeze: ${FREEZE_MS / 1000} s; ${during.length} requests in the outage, all 503, answered in ${Math.min(...during.map((a) => a.ms))}-${Math.max(...during.map((a) => a.ms))} ms; /health 503 in ${health!.ms} ms (${health!.body.database.error}); ${r} requests, ${r * PER_REQUEST} customers after the retries`,
+      `database freeze: ${FREEZE_MS / 1000} s; ${during.length} requests in the outage, all 503, answered in ${Math.min(...during.map((a) => a.ms))}-${Math.max(...during.map((a) => a.ms))} ms; /health 503 in ${health!.ms} ms (${health!.body.database.error}); ${acknowledged.size} acknowledged, all there before any retry; ${r} requests, ${r * PER_REQUEST} customers after the retries`,
     );
   }, 300_000);
 });
