@@ -1,7 +1,8 @@
 import * as net from 'node:net';
 import { PROJECTIONS } from '#mds/projections';
-import { bodyCases, headerFlood, IMPORTS, queryCases, recordCases, type HostileCase } from '../fixtures/hostile/corpus';
+import { bodyCases, headerFlood, IMPORTS, queryCases, queryOf, recordCases, type HostileCase } from '../fixtures/hostile/corpus';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { eventually } from '../support/eventually';
 
 interface Route {
   method: string;
@@ -10,13 +11,16 @@ interface Route {
 
 // The hostile corpus (test/fixtures/hostile) against every route that takes a body and every route
 // that reads: each request gets a 4xx in the envelope, the log does not move, no prototype is touched,
-// and the service answers as before afterwards.
+// and the service answers as before afterwards. The requests are counted by kind, and none is a 5xx.
 describe('hostile input on every route', () => {
   let api: TestApi;
   let token: string;
   let routes: Route[];
   const ids: Record<string, string> = {};
-  const answers: Array<{ route: string; name: string; status: number; body: unknown }> = [];
+  const answers: Array<{ route: string; name: string; status: number; body: unknown; message?: RegExp }> = [];
+  // The hostile requests sent, by kind (which cases on which routes), and every 5xx among them.
+  const sent: Record<string, { cases: Set<string>; routes: Set<string>; requests: number }> = {};
+  const serverErrors: string[] = [];
 
   const raw = async (method: string, path: string, c: Pick<HostileCase, 'body' | 'contentType' | 'headers'> | undefined) => {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...c?.headers };
@@ -31,8 +35,23 @@ describe('hostile input on every route', () => {
     }
     return { status: res.status, body };
   };
+  /** `raw`, counted under `kind` with the case's name and the route (the path without its query); a 5xx is kept for the last test. */
+  const hostile = async (kind: string, name: string, method: string, path: string, c: Pick<HostileCase, 'body' | 'contentType' | 'headers'> | undefined) => {
+    const answer = await raw(method, path, c);
+    count(kind, name, `${method} ${path.split('?')[0]}`, answer.status);
+    return answer;
+  };
+  const count = (kind: string, name: string, route: string, status: number) => {
+    const tally = (sent[kind] ??= { cases: new Set(), routes: new Set(), requests: 0 });
+    tally.cases.add(name);
+    tally.routes.add(route);
+    tally.requests++;
+    if (status >= 500) serverErrors.push(`${kind}: ${route} ${name}: ${status}`);
+  };
   const refusedProperly = (a: { status: number; body: unknown }) =>
     a.status >= 400 && a.status < 500 && typeof (a.body as { error?: { code?: unknown } })?.error?.code === 'string' && typeof (a.body as { error: { message?: unknown } }).error.message === 'string';
+  const messageOf = (a: { body: unknown }) => String((a.body as { error?: { message?: unknown } })?.error?.message ?? '');
+  const readingRoutes = () => routes.filter((r) => r.method === 'GET' && !r.path.startsWith('/api/docs') && r.path !== '/health');
 
   beforeAll(async () => {
     api = await startTestApi({ projections: PROJECTIONS });
@@ -62,11 +81,12 @@ describe('hostile input on every route', () => {
     for (const route of withBody) {
       for (const c of bodyCases()) {
         if (c.heavy && !heavyOn.has(route.path)) continue;
-        const answer = await raw(route.method, route.path, c);
-        answers.push({ route: `${route.method} ${route.path}`, name: c.name, ...answer });
+        const answer = await hostile('body cases', c.name, route.method, route.path, c);
+        answers.push({ route: `${route.method} ${route.path}`, name: c.name, ...answer, message: c.message });
       }
     }
-    const wrong = answers.filter((a) => !refusedProperly(a)).map((a) => `${a.route} ${a.name}: ${a.status} ${JSON.stringify(a.body).slice(0, 160)}`);
+    // A case with a `message` must be refused for its own reason, not another.
+    const wrong = answers.filter((a) => !refusedProperly(a) || (a.message && !a.message.test(messageOf(a)))).map((a) => `${a.route} ${a.name}: ${a.status} ${JSON.stringify(a.body).slice(0, 160)}`);
     expect(wrong).toEqual([]);
     expect(answers.filter((a) => a.status >= 500)).toEqual([]);
     expect(await api.rt.store.headPosition()).toBe(head);
@@ -82,7 +102,7 @@ describe('hostile input on every route', () => {
     for (const route of IMPORTS) {
       for (const c of recordCases(route)) {
         if (c.heavy && route.key !== 'customers') continue;
-        const a = await raw('POST', route.path, { body: c.body });
+        const a = await hostile('record cases', c.name, 'POST', route.path, { body: c.body });
         const listed = ((a.body as { error?: { details?: Array<{ index: number }> } }).error?.details ?? []).map((d) => d.index);
         const named = c.records > 1000 ? a.status === 413 : a.status === 400 && new Set(listed).size === c.records;
         if (!refusedProperly(a) || !named) wrong.push(`${route.path} ${c.name}: ${a.status} ${JSON.stringify(a.body).slice(0, 600)}`);
@@ -94,9 +114,9 @@ describe('hostile input on every route', () => {
 
   it('refuses query floods and NUL characters on every route that reads, and a header flood before any route', async () => {
     const wrong: string[] = [];
-    for (const route of routes.filter((r) => r.method === 'GET' && !r.path.startsWith('/api/docs') && r.path !== '/health')) {
+    for (const route of readingRoutes()) {
       for (const q of queryCases()) {
-        const a = await raw('GET', `${route.path}?${q.query}`, undefined);
+        const a = await hostile('query cases', q.name, 'GET', `${route.path}?${q.query}`, undefined);
         if (!refusedProperly(a)) wrong.push(`${route.path} ${q.name}: ${a.status} ${JSON.stringify(a.body).slice(0, 160)}`);
       }
     }
@@ -109,15 +129,57 @@ describe('hostile input on every route', () => {
       socket.on('end', () => resolve(text));
       socket.on('error', (err) => (text ? resolve(text) : reject(err)));
     });
+    count('header cases', '10,000 header lines', 'GET /api/data/customers/', Number(reply.slice(9, 12)));
     expect(reply).toMatch(/^HTTP\/1\.1 431 /);
     expect(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'invalid_request', message: expect.stringContaining('headers') } });
   }, 300_000);
 
-  it('still answers as before: health, an import, a read', async () => {
+  it('refuses more than 100 query parameters on every route that reads, naming the limit, and takes 100', async () => {
+    const wrong: string[] = [];
+    const answeredAtLimit: string[] = [];
+    for (const route of readingRoutes()) {
+      const over = await hostile('query limit', '101 query parameters', 'GET', `${route.path}?${queryOf(101)}`, undefined);
+      const refused = over.body as { error?: { code?: string; message?: string } };
+      if (over.status !== 400 || refused.error?.code !== 'invalid_request' || refused.error.message !== 'A request may have at most 100 query parameters') {
+        wrong.push(`${route.path} 101: ${over.status} ${JSON.stringify(over.body).slice(0, 160)}`);
+      }
+      const atLimit = await hostile('query limit', '100 query parameters', 'GET', `${route.path}?${queryOf(100)}`, undefined);
+      if (atLimit.status >= 500 || /query parameters/.test(messageOf(atLimit))) wrong.push(`${route.path} 100: ${atLimit.status} ${JSON.stringify(atLimit.body).slice(0, 160)}`);
+      if (atLimit.status === 200) answeredAtLimit.push(route.path);
+    }
+    expect(wrong).toEqual([]);
+    // Routes that read filters from any key answer 100 of them (the others refuse an unknown key).
+    expect(answeredAtLimit).toEqual(expect.arrayContaining(['/api/data/customers', '/api/data/products', '/api/data/events', '/api/data/sales']));
+  }, 300_000);
+
+  it('still answers as before: health, an import, a read with no key the corpus sent', async () => {
     expect((await fetch(`${api.base}/health`)).status).toBe(200);
-    const ok = await raw('POST', '/api/customers/upload/', { body: JSON.stringify({ customers: [{ external_id: 'after-1', first_name: 'Still here' }] }) });
+    const ok = await raw('POST', '/api/customers/upload/', { body: JSON.stringify({ customers: [{ external_id: 'after-1', first_name: 'Still here', preferences: { theme: 'dark' } }] }) });
     expect(ok.status).toBe(200);
+    // The corpus's __proto__ objects carried is_admin: it is on no record that comes back, as a key
+    // or inherited, at the top or nested.
+    const read = await eventually(async () => {
+      const res = await fetch(`${api.base}/api/data/customers/?external_id=after-1`, { headers: { authorization: `Bearer ${token}` } });
+      const text = await res.text();
+      expect(JSON.parse(text).customers).toHaveLength(1);
+      return text;
+    });
+    expect(read).not.toMatch(/is_admin|isAdmin|__proto__|polluted/);
+    const customer = (JSON.parse(read) as { customers: Array<Record<string, unknown> & { preferences: Record<string, unknown> }> }).customers[0];
+    expect(customer).toMatchObject({ external_id: 'after-1', first_name: 'Still here', preferences: { theme: 'dark' } });
+    for (const record of [customer, customer.preferences]) {
+      expect([Object.getPrototypeOf(record), 'is_admin' in record, 'isAdmin' in record]).toEqual([Object.prototype, false, false]);
+    }
+    expect([({} as Record<string, unknown>).is_admin, Object.prototype.hasOwnProperty.call(Object.prototype, 'is_admin')]).toEqual([undefined, false]);
     const memory = process.memoryUsage().rss / 1024 ** 2;
     console.log(`hostile input: rss of the test process (API included) ${Math.round(memory)} MiB after the corpus`);
+  });
+
+  it('answered no hostile request with a 5xx', () => {
+    const kinds = Object.entries(sent).map(([kind, t]) => `${kind}: ${t.cases.size} on ${t.routes.size} routes, ${t.requests.toLocaleString('en')} requests`);
+    const total = Object.values(sent).reduce((n, t) => n + t.requests, 0);
+    console.log(`hostile requests: ${kinds.join('; ')}; ${total.toLocaleString('en')} in all, ${serverErrors.length} answered 5xx`);
+    expect(Object.keys(sent).sort()).toEqual(['body cases', 'header cases', 'query cases', 'query limit', 'record cases']);
+    expect(serverErrors).toEqual([]);
   });
 });

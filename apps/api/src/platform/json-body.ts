@@ -12,13 +12,18 @@ export const MAX_BODY_STRING = 1024 * 1024;
  * before it is parsed (code that walks a parsed body recursively overflows the stack on deep nesting,
  * and the parser itself keeps the last of two equal keys and turns 1e400 into Infinity without a
  * word): nesting deeper than `maxDepth`, a key twice in one object, a number that is not finite or an
- * integer beyond 2^53 (it would come back as another number), the escapes PostgreSQL cannot store
- * (`\u0000`, a lone surrogate), and strings over MAX_BODY_STRING. Returns the first such problem;
- * malformed text is left to the parser.
+ * integer beyond 2^53 (it would come back as another number), a negative zero (`-0`, `-0.0e3`:
+ * JSON.stringify and jsonb write it as 0, so it would come back unsigned), the escapes PostgreSQL cannot
+ * store (`\u0000`, a lone surrogate), strings over MAX_BODY_STRING, and `__proto__` and
+ * constructor.prototype keys (the parser refuses those too, but as "not valid JSON"). Returns the
+ * first such problem; malformed text is left to the parser.
  */
 export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | undefined {
   // One entry per open array (undefined) or object (the keys seen so far).
   const open: Array<Set<string> | undefined> = [];
+  // Beside it, the key each open object is the value of (constructor.prototype), and the last key read.
+  const parentKeys: Array<string | undefined> = [];
+  let lastKey: string | undefined;
   // The next backslash at or after where the search was: found once per backslash, not once per string.
   let backslash = -2;
   for (let i = 0; i < text.length; i++) {
@@ -48,21 +53,33 @@ export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | u
           const key = text.slice(start, end);
           if (keys.has(key)) return `The request body has the key ${JSON.stringify(key).slice(0, 60)} twice in one object`;
           keys.add(key);
+          // JSON.parse reads escapes in keys too: "\u005f_proto__" is __proto__.
+          lastKey = backslash !== -1 && backslash < end ? keyText(text, start, end) : key;
+          if (lastKey === '__proto__') return 'The request body has the key "__proto__", which would set the prototype of the object it is in: rename it';
+          if (lastKey === 'prototype' && parentKeys[parentKeys.length - 1] === 'constructor') {
+            return 'The request body has a "prototype" key in a "constructor" object (constructor.prototype), which could reach a prototype: rename it';
+          }
         }
       }
       i = end;
     } else if (c === 0x7b) {
+      parentKeys.push(open[open.length - 1] ? lastKey : undefined);
       open.push(new Set());
       if (open.length > maxDepth) return `The request body nests arrays and objects deeper than ${maxDepth} levels`;
     } else if (c === 0x5b) {
+      parentKeys.push(undefined);
       open.push(undefined);
       if (open.length > maxDepth) return `The request body nests arrays and objects deeper than ${maxDepth} levels`;
     } else if (c === 0x5d || c === 0x7d) {
       open.pop();
+      parentKeys.pop();
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let end = i + 1;
       while (end < text.length && isNumberChar(text.charCodeAt(end))) end++;
       const token = text.slice(i, end);
+      if (c === 0x2d && text.charCodeAt(i + 1) === 0x30 && NEGATIVE_ZERO.test(token)) {
+        return `The request body has the number ${token.slice(0, 40)}, a negative zero, which would be kept as 0: send 0`;
+      }
       // Short plain numbers are the usual case: nothing to check.
       if (end - i > 15 || token.includes('e') || token.includes('E')) {
         const n = Number(token);
@@ -73,6 +90,17 @@ export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | u
     }
   }
   return undefined;
+}
+
+/** A number literal whose digits are all zero, with a minus sign: `-0`, `-0.00`, `-0e5`, `-0.0E-3`. */
+const NEGATIVE_ZERO = /^-0(?:\.0+)?(?:[eE][+-]?\d+)?$/;
+/** The key text[start, end) with its escapes read as JSON.parse reads them (as written, if they are malformed: the parser says so). */
+function keyText(text: string, start: number, end: number): string {
+  try {
+    return JSON.parse(text.slice(start - 1, end + 1)) as string;
+  } catch {
+    return text.slice(start, end);
+  }
 }
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
