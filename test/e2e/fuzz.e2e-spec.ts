@@ -163,4 +163,25 @@ describe('requests generated from the OpenAPI document', () => {
     }
     expect(wrong).toEqual([]);
   }, 120_000);
+
+  it("refuses another user's token scoped to one path on every other route (403), and a revoked token everywhere (401)", async () => {
+    const scoped = await seedUserToken(api.rt, 'fuzz-scoped', ['admin'], { scopes: [{ method: 'GET', path: '/api/data/products/' }] });
+    const revoked = await seedUserToken(api.rt, 'fuzz-revoked', ['admin']);
+    expect((await fetch(`${api.base}/api/access-tokens/${revoked.tokenId}/`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${api.base}/api/data/products/`, { headers: { authorization: `Bearer ${scoped.token}` } })).status).toBe(200);
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const op of operations) {
+      if (op.path === '/health' || op.path.startsWith('/api/docs') || op.path.replace(/\/$/, '') === '/api/data/products') continue;
+      const url = urlOf(op, { path: ids, query: {} });
+      for (const [who, bearerToken, status, code] of [['scoped', scoped.token, 403, 'forbidden'], ['revoked', revoked.token, 401, 'unauthorized']] as const) {
+        const res = await fetch(url, { method: op.method, headers: { authorization: `Bearer ${bearerToken}`, ...(op.method === 'GET' ? {} : { 'content-type': 'application/json' }) }, body: op.method === 'GET' || op.method === 'DELETE' ? undefined : '{}' });
+        const body = (await res.json().catch(() => undefined)) as { error?: { code: string } } | undefined;
+        checked++;
+        if (res.status !== status || body?.error?.code !== code) wrong.push(`${op.method} ${op.path} with the ${who} token: ${res.status} ${JSON.stringify(body).slice(0, 100)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
+  }, 120_000);
 });
