@@ -32,6 +32,8 @@ module.exports = {
       ...project,
       displayName: 'log on the EventStoreDB double',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      // It serves a double of its own to `mds start`: on a double already, it would only repeat itself.
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/test/e2e/start-eventstoredb\\.e2e-spec\\.ts$'],
       setupFiles: ['<rootDir>/test/support/log-on-esdb-double.js'],
     },
   ],
