@@ -3,14 +3,14 @@ import { EVENT_PERSONAL_FIELDS } from '#mds/activity';
 import { CAMPAIGN_EVENT_PERSONAL_FIELDS } from '#mds/campaigns';
 import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED, erasedIdentifierText } from '#mds/customers';
 import type { RecordedEvent } from '#mds/event-store';
-import { SALE_PERSONAL_FIELDS } from '#mds/sales';
+import { SALE_PERSONAL_FIELDS, TRANSACTION_PERSONAL_FIELDS } from '#mds/sales';
 import type { ProjectionTx } from '../runtime/projection';
 import { qualified as q, schemasOf as schemasIn } from '../runtime/read-model-schemas';
 
 const schemasOf = (tx: ProjectionTx, projection: string, table: string) => schemasIn(tx.query as never, projection, table);
 
 /** The personal keys of a sale's merged data (its fields, flat). */
-const SALE_DATA_FIELDS = SALE_PERSONAL_FIELDS.map((f) => f.replace(/^fields\./, ''));
+const SALE_DATA_FIELDS = TRANSACTION_PERSONAL_FIELDS;
 /** Every personal field a datasync message's record may carry, whatever its datatype (a sale's flat, as retrieval shows it, or in its fields). */
 const ANY_RECORD_FIELDS = [...new Set([...CUSTOMER_PERSONAL_FIELDS, ...EVENT_PERSONAL_FIELDS, ...SALE_PERSONAL_FIELDS, ...SALE_DATA_FIELDS, ...CAMPAIGN_EVENT_PERSONAL_FIELDS])];
 

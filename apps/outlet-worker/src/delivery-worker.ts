@@ -316,10 +316,8 @@ export class DeliveryWorker {
       entry,
       last_message_number: lastNumber,
       webhook_id: webhookId,
-      // The body is the messages through the template: kept by reference when the head tells the rest.
-      ...(result.requestHead !== undefined
-        ? { request: { head: result.requestHead, template: templateKey(def.request.content), batched: def.is_batched, messages: [firstNumber, lastNumber] as [number, number], body: def.request.method !== 'GET', ...(result.bodyMasks ? { masks: result.bodyMasks } : {}) } }
-        : { http_request: result.rawRequest }),
+      // The body is the messages through the template (where masked, said by offsets): kept by reference.
+      request: { head: result.requestHead, template: templateKey(def.request.content), batched: def.is_batched, messages: [firstNumber, lastNumber], body: def.request.method !== 'GET', ...(result.bodyMasks ? { masks: result.bodyMasks } : {}) },
       ...(result.signature !== undefined ? { signature: result.signature } : {}),
       http_reply: result.rawReply ?? null,
       state: next,

@@ -21,6 +21,8 @@ export const SALE_PERSONAL_FIELDS = ['fields.sale_email', 'fields.sale_phone_num
  * finds them when the sale names the customer by external id alone ("$" keys are never shown).
  */
 export const SALE_CUSTOMER_KEY = '$customer_id';
+/** SALE_PERSONAL_FIELDS as keys of a transaction's fields (flat, as the sales read model keeps them). */
+export const TRANSACTION_PERSONAL_FIELDS = SALE_PERSONAL_FIELDS.map((f) => f.slice('fields.'.length));
 
 /** One row of a sale transaction as stored: money in cents in the default currency, quantity to 2 decimals, total computed. */
 export type SaleRow = Record<string, unknown> & { quantity?: number; unit_price?: number; discount: number; total: number };
@@ -230,8 +232,9 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
             return { ...row, quantity, discount, total } as SaleRow;
           });
           const { sale_total: saleTotal, ...rest } = fields;
-          const personal = ['sale_email', 'sale_phone_number', ...settings.personal_company_fields];
-          if (rest.sale_customer_id !== undefined && personal.some((k) => rest[k] !== undefined)) rest[SALE_CUSTOMER_KEY] = rest.sale_customer_id;
+          if (rest.sale_customer_id !== undefined && [...TRANSACTION_PERSONAL_FIELDS, ...settings.personal_company_fields].some((k) => rest[k] !== undefined)) {
+            rest[SALE_CUSTOMER_KEY] = rest.sale_customer_id;
+          }
           records.push({ sale_external_id: id, fields: rest, rows: items, ...(saleTotal !== undefined ? { sale_total: saleTotal as number } : {}) });
           warnings.push(...converted);
           for (const r of rows) {

@@ -30,8 +30,8 @@ export function sensitiveValues(headers: HeaderList): string[] {
 
 /**
  * Where masking a text replaces something: `[offset, length]` of each secret's occurrences, longest
- * secrets first and never overlapping one found before, in text order. `applyMasks` of them gives
- * `maskText`: a log that keeps the text by reference keeps these instead of the masked text.
+ * secrets first and never overlapping one found before, in text order: a log that keeps a text by
+ * reference keeps these instead of the masked text, and `applyMasks` of them gives it back.
  */
 export function maskSpans(text: string, secrets: readonly string[]): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
@@ -54,12 +54,9 @@ export function applyMasks(text: string, spans: ReadonlyArray<readonly [number, 
   return out + text.slice(from);
 }
 
+/** The text with every secret masked (longest first, so `whsec_abc` is masked whole before its `abc` part). */
 export function maskText(text: string, secrets: readonly string[]): string {
-  // Longest first, so `whsec_abc` is masked whole before its `abc` part.
-  return [...secrets]
-    .filter((s) => s.length > 0)
-    .sort((a, b) => b.length - a.length)
-    .reduce((masked, secret) => masked.split(secret).join(MASK), text);
+  return applyMasks(text, maskSpans(text, secrets));
 }
 
 function headerLines(headers: HeaderList): string {

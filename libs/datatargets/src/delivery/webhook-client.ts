@@ -46,11 +46,10 @@ export interface DeliveryResult {
   requestTimeMs: number;
   rawRequest: string;
   /**
-   * The request line and header block of `rawRequest` (masked), when the rest of it is the body as
-   * sent with `bodyMasks` masked: the log may then keep the head and the masks and rebuild the body
-   * from the messages. Absent only when the two cannot tell the masked text (never seen).
+   * The request line and header block of `rawRequest` (masked); the rest of it is the body as sent with
+   * `bodyMasks` masked, so the log may keep the head and the masks and rebuild the body from the messages.
    */
-  requestHead?: string;
+  requestHead: string;
   /** Where masking replaced a secret in the body (a message carrying one): `[offset, length]`s. */
   bodyMasks?: Array<[number, number]>;
   /** The `webhook-signature` sent (HMAC of the body; says nothing of the secret). */
@@ -74,11 +73,12 @@ export async function deliver(request: WebhookRequest, options: DeliveryOptions)
   const mask = (text: string): string => maskText(text, secrets);
   const requestTarget = target.url ? target.url.pathname + target.url.search : request.url;
   const head = mask(renderRequest(request.method, requestTarget, wireHeaders(request, headers, target.url, options.keepAliveKey !== undefined), undefined));
-  const rawRequest = mask(head + (request.body ?? ''));
+  // The body is masked apart from the head (a secret never spans the blank line between them), once.
   const bodyMasks = maskSpans(request.body ?? '', secrets);
   const sent = {
-    rawRequest,
-    ...(rawRequest === head + applyMasks(request.body ?? '', bodyMasks) ? { requestHead: head, ...(bodyMasks.length > 0 ? { bodyMasks } : {}) } : {}),
+    rawRequest: head + applyMasks(request.body ?? '', bodyMasks),
+    requestHead: head,
+    ...(bodyMasks.length > 0 ? { bodyMasks } : {}),
     ...(header(headers, 'webhook-signature') !== undefined ? { signature: header(headers, 'webhook-signature') } : {}),
   };
   if (target.problem !== undefined) {

@@ -171,13 +171,14 @@ export class PersonalDataEventStore implements EventStore {
     const page = await this.inner.readAll(options);
     const ids = page.events.filter((e) => this.fields[e.type]).map((e) => e.id);
     const kept = new Map<string, Rec>();
-    if (ids.length === 0) return { page, kept };
-    const { rows } = await this.pool.query<{ event_id: string; whole: string | null; records: unknown[] }>(
-      'SELECT event_id, whole, records FROM mds_personal_data WHERE event_id = ANY($1::uuid[])',
-      [ids],
-    );
-    for (const r of rows) kept.set(r.event_id, { [r.whole ?? 'records']: r.records });
+    for (const r of await this.listsOf(ids)) kept.set(r.event_id, { [r.whole ?? 'records']: r.records });
     return { page, kept };
+  }
+
+  /** The kept lists of these events (those that have one). */
+  private async listsOf(ids: string[]): Promise<Array<{ event_id: string; whole: string | null; records: unknown[] }>> {
+    if (ids.length === 0) return [];
+    return (await this.pool.query<{ event_id: string; whole: string | null; records: unknown[] }>('SELECT event_id, whole, records FROM mds_personal_data WHERE event_id = ANY($1::uuid[])', [ids])).rows;
   }
 
   subscribe(options?: SubscribeOptions): EventSubscription {
@@ -232,10 +233,7 @@ export class PersonalDataEventStore implements EventStore {
   private async merged(events: RecordedEvent[]): Promise<RecordedEvent[]> {
     const wanted = events.filter((e) => this.fields[e.type] && e.dataInTable === undefined && (e.data !== null || e.rawData !== undefined));
     if (wanted.length === 0) return events;
-    const { rows } = await this.pool.query<{ event_id: string; whole: string | null; records: unknown[] }>(
-      'SELECT event_id, whole, records FROM mds_personal_data WHERE event_id = ANY($1::uuid[])',
-      [wanted.map((e) => e.id)],
-    );
+    const rows = await this.listsOf(wanted.map((e) => e.id));
     if (rows.length === 0) return events;
     const lists = new Map(rows.map((r) => [r.event_id, r]));
     const want = new Set(wanted);
