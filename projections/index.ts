@@ -27,6 +27,7 @@ export * from './runtime/projection';
 export * from './runtime/catalog';
 export * from './runtime/projection-runner';
 export * from './runtime/projector';
+export * from './runtime/parking';
 export * from './runtime/consistency';
 export * from './runtime/read-side';
 export * from './runtime/replay';

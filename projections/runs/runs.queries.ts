@@ -1,4 +1,4 @@
-import { readRun, type RunStatus } from '#mds/imports';
+import { importStream, readRun, type RunStatus } from '#mds/imports';
 import { liveGeneration } from '../runtime/catalog';
 import type { ReadDeps } from '../runtime/read-side';
 
@@ -28,12 +28,21 @@ export async function runStatus(read: ReadDeps, runId: string): Promise<RunStatu
   if (!run) return undefined;
   const fed = run.header.query ? QUERY_PROJECTIONS[run.header.query.datatype] : IMPORT_PROJECTIONS[run.header.kind];
   const lives = await Promise.all((fed ?? []).map((p) => liveGeneration(read.pool, p)));
-  const completed = lives.length > 0 && lives.every((l) => l !== undefined && l.checkpoint >= run.lastPosition);
+  const passed = lives.length > 0 && lives.every((l) => l !== undefined && l.checkpoint >= run.lastPosition);
+  // Passed, but a read model parked an event of the run: the run ends failed, saying which and why.
+  const parked = passed ? await parkedOfRun(read, runId, fed ?? []) : [];
   const { header } = run;
   return {
     run_id: header.run_id,
     kind: header.kind,
-    state: completed ? 'completed' : 'scheduled',
+    state: !passed ? 'scheduled' : parked.length > 0 ? 'failed' : 'completed',
+    ...(parked.length > 0
+      ? {
+          reason:
+            parked.map((p) => `the ${p.projection} read model could not apply the event at log position ${p.position} (${p.type}): ${p.error}`).join('; ') +
+            '. Its records are in the log; an operator applies them again with `mds projections retry` once the cause is fixed.',
+        }
+      : {}),
     received: header.received,
     accepted: header.accepted,
     rejected: header.rejected,
@@ -41,6 +50,16 @@ export async function runStatus(read: ReadDeps, runId: string): Promise<RunStatu
     warnings: header.warnings ?? [],
     created_at: header.created_at,
     // The projection's checkpoint time is when it passed the run (or later): an upper bound.
-    completed_at: completed ? lives.map((l) => l!.updatedAt).sort().at(-1)! : null,
+    completed_at: passed ? lives.map((l) => l!.updatedAt).sort().at(-1)! : null,
   };
+}
+
+async function parkedOfRun(read: ReadDeps, runId: string, fed: string[]) {
+  const { rows } = await read.pool.query<{ projection: string; position: string; type: string; error: string }>(
+    `SELECT p.projection, p.position, p.type, p.error FROM mds_parked_events p
+       JOIN mds_projections g ON g.name = p.projection AND g.generation = p.generation AND g.state = 'live'
+      WHERE p.stream = $1 AND p.projection = ANY ($2::text[]) ORDER BY p.position, p.projection`,
+    [importStream(runId), fed],
+  );
+  return rows;
 }

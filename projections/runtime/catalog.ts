@@ -105,8 +105,9 @@ export async function dropRetiredGenerations(pool: Pool, name?: string): Promise
     try {
       await client.query('BEGIN');
       await client.query(`SET LOCAL lock_timeout = '5s'`);
-      await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(row.schema_name)} CASCADE`);
+      // The row first: a page still being applied to the generation holds it (mds_hold_generation).
       await client.query('DELETE FROM mds_projections WHERE name = $1 AND generation = $2', [row.name, row.generation]);
+      await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(row.schema_name)} CASCADE`);
       await client.query('COMMIT');
       dropped++;
     } catch {

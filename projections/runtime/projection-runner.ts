@@ -1,9 +1,10 @@
 import { Client, type Pool } from 'pg';
-import type { EventStore, ReadAllPage } from '#mds/event-store';
+import type { EventStore, ReadAllPage, RecordedEvent } from '#mds/event-store';
 import { quoteIdent, type Logger } from '#mds/platform';
-import { createGeneration, dropRetiredGenerations, liveGeneration, pointViews, type Generation } from './catalog';
+import { createGeneration, dropRetiredGenerations, getGeneration, liveGeneration, pointViews, type Generation } from './catalog';
 import { EventDataNeeded, NAME, type Projection, type ProjectionTx } from './projection';
 import { readEventsAt } from './read-side';
+import { describeFailure, isDeterministicFailure, listParked, PARK_AFTER_FAILURES, parkEvent, recordFailure, retryPause } from './parking';
 
 export interface RunnerDeps {
   pool: Pool;
@@ -66,8 +67,9 @@ export async function applyPage(
       // Nothing of this projection's in the page: only the checkpoint moves, in one round trip.
       await client.query(move);
     } else {
-      await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
       try {
+        // The generation is held (not retired, not dropped) until the commit: see mds_hold_generation.
+        await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public; ${holdGenerationCall(projection, gen)}`);
         await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal, keyedHash, readAt: readerOf(store) });
         await assertPersonalDataUnchanged(client, page.personalEpoch);
         // Compare-and-set and COMMIT in one round trip.
@@ -120,6 +122,11 @@ function moveCheckpointCall(projection: Projection, gen: Generation, to: number)
   return `SELECT mds_move_checkpoint('${projection.name}', ${ints.join(', ')})`;
 }
 
+function holdGenerationCall(projection: Projection, gen: Generation): string {
+  if (!NAME.test(projection.name) || !Number.isSafeInteger(gen.generation)) throw new Error(`cannot hold generation ${gen.generation} of ${projection.name}`);
+  return `SELECT mds_hold_generation('${projection.name}', ${gen.generation})`;
+}
+
 /** How many events a runner reads at most per page of `projection`. */
 const pageLimit = (projection: Projection, runnerLimit: number) => Math.min(runnerLimit, projection.batchSize ?? runnerLimit);
 
@@ -137,7 +144,7 @@ export function readPage(store: EventStore, projection: Projection, after: numbe
  */
 async function readAndApply(
   client: Client,
-  deps: Pick<RunnerDeps, 'store' | 'batchSize' | 'keyedHash'>,
+  deps: Pick<RunnerDeps, 'store' | 'batchSize' | 'keyedHash' | 'pool' | 'logger'>,
   projection: Projection,
   gen: Generation,
   state: { allData: boolean },
@@ -145,15 +152,92 @@ async function readAndApply(
   signal?: AbortSignal,
 ): Promise<{ page: ReadAllPage; applied: boolean }> {
   page ??= await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, state.allData);
+  let failures = 0;
   for (let attempt = 1; ; attempt++) {
     try {
       return { page, applied: await applyPage(client, projection, gen, page, signal, deps.keyedHash, deps.store) };
     } catch (err) {
       if (err instanceof EventDataNeeded && !state.allData) state.allData = true;
-      else if (!(err instanceof PersonalDataChanged) || attempt >= 20) throw err;
+      else if (err instanceof PersonalDataChanged && attempt < 20) {
+        // read again below
+      } else if (isDeterministicFailure(err) && !signal?.aborted) {
+        failures++;
+        await recordFailure(deps.pool, projection, gen, err);
+        deps.logger?.warn({ projection: projection.name, position: page.position, attempt: failures, err: describeFailure(err) }, 'projection failed to apply a page');
+        if (failures >= PARK_AFTER_FAILURES) return { page, applied: await applyOneByOne(client, deps, projection, gen, state, page, signal) };
+        await pause(retryPause(failures), signal);
+      } else throw err;
       page = await readPage(deps.store, projection, gen.checkpoint, deps.batchSize, state.allData);
     }
   }
+}
+
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * A page that failed PARK_AFTER_FAILURES times: its events are applied one at a time, each with its
+ * own checkpoint move, and one that fails again for the same kind of reason is parked (recorded with
+ * the error, the checkpoint moved past it in the same transaction), so the projection goes on.
+ */
+async function applyOneByOne(
+  client: Client,
+  deps: Pick<RunnerDeps, 'store' | 'keyedHash' | 'pool' | 'logger'>,
+  projection: Projection,
+  gen: Generation,
+  state: { allData: boolean },
+  page: ReadAllPage,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  for (const event of page.events) {
+    if (event.position <= gen.checkpoint) continue;
+    const single: ReadAllPage = { events: [event], position: event.position, personalEpoch: page.personalEpoch };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!(await applyPage(client, projection, gen, single, signal, deps.keyedHash, deps.store))) return false;
+        break;
+      } catch (err) {
+        // Read again with all data from the checkpoint: the caller's next page starts past what was applied.
+        if (err instanceof EventDataNeeded && !state.allData) {
+          state.allData = true;
+          return true;
+        }
+        if (err instanceof PersonalDataChanged && attempt < 20) return true;
+        if (!isDeterministicFailure(err) || signal?.aborted) throw err;
+        if (!(await parkAndPass(client, projection, gen, event, err))) return false;
+        deps.logger?.error(
+          { projection: projection.name, generation: gen.generation, position: event.position, stream: event.stream, type: event.type, err: describeFailure(err) },
+          'event parked: the projection could not apply it and went on (mds projections parked)',
+        );
+        break;
+      }
+    }
+  }
+  if (page.position > gen.checkpoint) return applyPage(client, projection, gen, { events: [], position: page.position });
+  return true;
+}
+
+/** Parks the event and moves the checkpoint past it, in one transaction; false when the checkpoint had moved. */
+async function parkAndPass(client: Client, projection: Projection, gen: Generation, event: RecordedEvent, err: unknown): Promise<boolean> {
+  try {
+    await client.query('BEGIN');
+    await parkEvent(client, projection, gen, event, err, PARK_AFTER_FAILURES + 1);
+    await client.query(`${moveCheckpointCall(projection, gen, event.position)}; COMMIT`);
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    if ((e as { code?: string }).code === CHECKPOINT_MOVED) return false;
+    throw e;
+  }
+  gen.checkpoint = event.position;
+  return true;
 }
 
 export interface RebuildProgress {
@@ -271,9 +355,7 @@ async function switchTo(client: Client, deps: RunnerDeps, projection: Projection
       const page = await readPage(deps.store, projection, checkpoint, deps.batchSize, true);
       if (page.position === checkpoint) break;
       epoch ??= page.personalEpoch;
-      if (page.events.length > 0) {
-        await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal, keyedHash: deps.keyedHash, readAt: readerOf(deps.store) });
-      }
+      if (page.events.length > 0) await applyInSwitch(client, deps, projection, gen, page, signal);
       checkpoint = page.position;
     }
     await assertPersonalDataUnchanged(client, epoch);
@@ -297,6 +379,37 @@ async function switchTo(client: Client, deps: RunnerDeps, projection: Projection
 }
 
 /**
+ * A page of the switch's catch-up, inside its transaction: a page that fails is applied again event
+ * by event under savepoints, and an event that fails alone is parked (the switch holds the live
+ * generation's lock, so there is no waiting and trying again here).
+ */
+async function applyInSwitch(client: Client, deps: RunnerDeps, projection: Projection, gen: Generation, page: ReadAllPage, signal?: AbortSignal): Promise<void> {
+  const apply = (events: RecordedEvent[], position: number) =>
+    projection.apply(events, { query: client.query.bind(client) as never, schema: gen.schemaName, position, signal, keyedHash: deps.keyedHash, readAt: readerOf(deps.store) });
+  await client.query('SAVEPOINT page');
+  try {
+    await apply(page.events, page.position);
+    await client.query('RELEASE SAVEPOINT page');
+    return;
+  } catch (err) {
+    if (!isDeterministicFailure(err)) throw err;
+    await client.query('ROLLBACK TO SAVEPOINT page');
+  }
+  for (const event of page.events) {
+    await client.query('SAVEPOINT one');
+    try {
+      await apply([event], event.position);
+      await client.query('RELEASE SAVEPOINT one');
+    } catch (err) {
+      if (!isDeterministicFailure(err)) throw err;
+      await client.query('ROLLBACK TO SAVEPOINT one');
+      await parkEvent(client, projection, gen, event, err, 1);
+      deps.logger?.error({ projection: projection.name, generation: gen.generation, position: event.position, err: describeFailure(err) }, 'event parked during a switch');
+    }
+  }
+}
+
+/**
  * Runs one projection in a projector process: takes the projection's lease (a session advisory
  * lock; other projectors stand by and retry), then applies the live generation batch by batch on
  * the lease's own connection, so losing the connection also loses the lease.
@@ -308,6 +421,8 @@ export class ProjectionWorker {
   private done?: Promise<void>;
   /** Set once the projection needed data it was read without: every page is read with all data. */
   private readonly data = { allData: false };
+  /** The generation being applied, for recording its failures. */
+  private generation?: number;
   leaseHeld = false;
 
   constructor(
@@ -350,7 +465,8 @@ export class ProjectionWorker {
         await this.runLive(log);
       } catch (err) {
         if (!this.stopped) {
-          log?.error({ err: (err as Error).message }, 'projection runner failed; restarting');
+          if (this.generation !== undefined) await recordFailure(this.deps.pool, this.projection, { generation: this.generation }, err);
+          log?.error({ err: describeFailure(err) }, 'projection runner failed; restarting');
           await this.sleep(1000);
         }
       } finally {
@@ -368,6 +484,7 @@ export class ProjectionWorker {
       // The first generation of a projection goes live as it is created.
       // Another process (an API start, a projector) may be creating it at this moment: only-if-none.
       const gen = (await liveGeneration(this.deps.pool, this.projection.name)) ?? (await createGeneration(this.deps.pool, this.projection, { onlyIfNone: true }));
+      this.generation = gen.generation;
       if (gen.version > this.projection.version) {
         // A newer release already serves this projection (a rolling deploy): applying older logic
         // to its tables would corrupt them, so this process stands by until it is replaced.
@@ -440,4 +557,48 @@ export interface ProjectionStatus {
   checkpoint: number;
   lag: number;
   building?: { generation: number; version: number; checkpoint: number };
+}
+
+export interface RetryResult {
+  applied: number;
+  stillParked: Array<{ position: number; error: string }>;
+}
+
+/**
+ * Applies the projection's parked events again (after an upgrade that fixed what failed), oldest
+ * first, each in a transaction that holds the generation's row so its runner waits meanwhile; one
+ * applied leaves the list. They are applied over the read model as it stands now, after events that
+ * came later in the log: where their order matters, a rebuild gives the read model a clean run gives.
+ */
+export async function retryParked(deps: RunnerDeps, projection: Projection): Promise<RetryResult> {
+  const client = await openDedicatedClient(deps, `retry-${projection.name}`, { derivedState: true });
+  const result: RetryResult = { applied: 0, stillParked: [] };
+  try {
+    for (const parked of await listParked(deps.pool, projection.name)) {
+      const gen = await getGeneration(deps.pool, projection.name, parked.generation);
+      const event = (await readEventsAt(deps.store, [parked.position])).get(parked.position);
+      if (!gen || gen.state === 'retired') continue;
+      try {
+        if (!event) throw new Error(`no event at position ${parked.position} in the log`);
+        await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public`);
+        await client.query(`SELECT 1 FROM mds_projections WHERE name = $1 AND generation = $2 AND state <> 'retired' FOR UPDATE`, [projection.name, gen.generation]);
+        await projection.apply([event], { query: client.query.bind(client) as never, schema: gen.schemaName, position: parked.position, keyedHash: deps.keyedHash, readAt: readerOf(deps.store) });
+        await client.query('DELETE FROM mds_parked_events WHERE projection = $1 AND generation = $2 AND position = $3', [projection.name, gen.generation, parked.position]);
+        await client.query('COMMIT');
+        result.applied++;
+        deps.logger?.info({ projection: projection.name, position: parked.position }, 'parked event applied');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        const error = describeFailure(err);
+        await deps.pool.query(
+          `UPDATE mds_parked_events SET attempts = attempts + 1, error = $4, retried_at = now() WHERE projection = $1 AND generation = $2 AND position = $3`,
+          [projection.name, gen.generation, parked.position, error],
+        );
+        result.stillParked.push({ position: parked.position, error });
+      }
+    }
+    return result;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }

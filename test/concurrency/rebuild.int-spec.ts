@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { openTestRuntime, type TestRuntime } from '../support/runtime';
 import { eventually } from '../support/eventually';
 import { EXPECTED_TALLY_SQL, tallyProjection } from '../fixtures/tally/tally.projection';
-import { listGenerations, Projector, rebuildProjection, waitForProjection, type RebuildProgress } from '#mds/projections';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { listGenerations, Projector, rebuildProjection, waitForProjection, type Projection, type RebuildProgress } from '#mds/projections';
 
 const TABLE_DUMP = `SELECT md5(string_agg(t::text, '|' ORDER BY stream)) AS digest, count(*)::int AS rows FROM tally t`;
 
@@ -86,5 +89,61 @@ describe('blue/green rebuild', () => {
     await eventually(async () => (await listGenerations(rt.pool)).some((g) => g.generation === result.generation && g.state === 'live'));
     const after = (await rt.pool.query(TABLE_DUMP)).rows[0];
     expect(after).toEqual(before);
+  }, 60_000);
+});
+
+describe('rebuild beside a running projector', () => {
+  // A read model whose apply calls a function of its own schema (as customers calls customer_merge),
+  // and can be held inside a page of the generation that serves, while a rebuild runs beside it.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-gated-'));
+  fs.writeFileSync(path.join(dir, '0001_gated.sql'), `CREATE TABLE gated (id int PRIMARY KEY, n int NOT NULL);
+    CREATE FUNCTION gated_bump(n int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT n + 1 $$;`);
+  let hold: { schema: string; entered: () => void; released: Promise<void> } | undefined;
+  const gated: Projection = {
+    name: 'gated',
+    version: 1,
+    eventTypes: ['Gated'],
+    tables: ['gated'],
+    migrationsDir: dir,
+    async apply(events, tx) {
+      if (hold && tx.schema === hold.schema) {
+        hold.entered();
+        await hold.released;
+      }
+      await tx.query(`INSERT INTO gated (id, n) VALUES (1, gated_bump($1 - 1)) ON CONFLICT (id) DO UPDATE SET n = gated_bump(gated.n) + $1 - 1`, [events.length]);
+    },
+  };
+
+  it('never drops what the serving generation is applying: a page held across a rebuild commits, and nothing is logged as an error', async () => {
+    const rt = await openTestRuntime({ projections: [gated] });
+    const projector = new Projector(rt.runnerDeps(), rt.projections);
+    await projector.start();
+    try {
+      await rt.store.append('gated-1', [{ type: 'Gated', data: {} }]);
+      await waitForProjection(rt.pool, 'gated', await rt.store.headPosition());
+      const live = (await listGenerations(rt.pool)).find((g) => g.name === 'gated' && g.state === 'live')!;
+      let release!: () => void;
+      let entered!: () => void;
+      const inside = new Promise<void>((r) => (entered = r));
+      hold = { schema: live.schemaName, entered, released: new Promise<void>((r) => (release = r)) };
+      // The serving generation's runner is now inside a page, before its function is called.
+      await rt.store.append('gated-1', [{ type: 'Gated', data: {} }]);
+      await inside;
+      const rebuilding = rebuildProjection(rt.runnerDeps(), gated);
+      // Before, the rebuild switched and dropped the held generation's schema meanwhile (the page then
+      // failed on a function that no longer existed); now it waits for the page.
+      await Promise.race([rebuilding, new Promise((r) => setTimeout(r, 1000))]);
+      release();
+      hold = undefined;
+      const result = await rebuilding;
+      await rt.store.append('gated-1', [{ type: 'Gated', data: {} }]);
+      await waitForProjection(rt.pool, 'gated', await rt.store.headPosition());
+      expect(result.retired).toBe(live.generation);
+      expect((await rt.pool.query('SELECT n FROM gated')).rows).toEqual([{ n: 3 }]);
+      expect(rt.logLines.filter((l) => ['warn', 'error', 'fatal'].includes(JSON.parse(l).level))).toEqual([]);
+    } finally {
+      await projector.stop();
+      await rt.close();
+    }
   }, 60_000);
 });

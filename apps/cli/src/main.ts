@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { Command, InvalidArgumentError } from 'commander';
-import { projectionStatuses, rebuildProjection, type RebuildProgress } from '#mds/projections';
+import { listParked, projectionStatuses, rebuildProjection, retryParked, type Projection, type RebuildProgress } from '#mds/projections';
 import { progressPrinter, type Progress } from './progress';
 import { auditCommands, queryCommand, replayCommand } from './audit';
 import { positiveInt, withRuntime } from './cli-runtime';
@@ -30,6 +30,17 @@ function readStdin(): Promise<string> {
     process.stdin.on('end', () => resolve(data));
     process.stdin.on('error', reject);
   });
+}
+
+function projectionNamed(all: Projection[], name: string): Projection {
+  const projection = all.find((p) => p.name === name);
+  if (!projection) throw new InvalidArgumentError(`unknown projection "${name}"; known: ${all.map((p) => p.name).join(', ')}`);
+  return projection;
+}
+
+function printTable(rows: string[][]): void {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows) process.stdout.write(`${r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()}\n`);
 }
 
 export function buildCli(): Command {
@@ -63,8 +74,7 @@ export function buildCli(): Command {
             s.building ? `g${s.building.generation} v${s.building.version} at ${s.building.checkpoint}` : '-',
           ]);
         }
-        const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-        for (const r of rows) process.stdout.write(`${r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()}\n`);
+        printTable(rows);
       }),
     );
   projections
@@ -72,10 +82,7 @@ export function buildCli(): Command {
     .description('rebuild from position 0 beside the serving tables, then switch (blue/green)')
     .action((name: string) =>
       withRuntime(async (runtime) => {
-        const projection = runtime.projections.find((p) => p.name === name);
-        if (!projection) {
-          throw new InvalidArgumentError(`unknown projection "${name}"; known: ${runtime.projections.map((p) => p.name).join(', ')}`);
-        }
+        const projection = projectionNamed(runtime.projections, name);
         const printer = progressPrinter();
         let last: Progress | undefined;
         const shown = (p: RebuildProgress): Progress => ({ label: `${p.projection} g${p.generation}`, ...p });
@@ -85,6 +92,42 @@ export function buildCli(): Command {
           `rebuilt ${name}: generation ${result.generation} is live${result.retired ? ` (generation ${result.retired} retired)` : ''}; ` +
             `${result.events} events in ${result.seconds.toFixed(1)} s (${Math.round(result.events / Math.max(result.seconds, 0.001))} events/s)\n`,
         );
+        const parked = await listParked(runtime.pool, name);
+        if (parked.length > 0) process.stdout.write(`${parked.length} event(s) parked: see mds projections parked ${name}\n`);
+      }),
+    );
+
+  projections
+    .command('parked [name]')
+    .description('events a projection could not apply and went past: position, stream, type, error')
+    .option('--json', 'one JSON object per line')
+    .action((name: string | undefined, opts: { json?: boolean }) =>
+      withRuntime(async (runtime) => {
+        if (name !== undefined) projectionNamed(runtime.projections, name);
+        const parked = await listParked(runtime.pool, name);
+        if (opts.json) {
+          for (const p of parked) process.stdout.write(`${JSON.stringify(p)}\n`);
+          return;
+        }
+        if (parked.length === 0) {
+          process.stdout.write(`no parked events${name ? ` in ${name}` : ''}\n`);
+          return;
+        }
+        printTable([
+          ['PROJECTION', 'GENERATION', 'POSITION', 'STREAM', 'TYPE', 'ATTEMPTS', 'PARKED AT', 'ERROR'],
+          ...parked.map((p) => [p.projection, String(p.generation), String(p.position), p.stream, p.type, String(p.attempts), p.parked_at, p.error]),
+        ]);
+      }),
+    );
+  projections
+    .command('retry <name>')
+    .description('apply the parked events of a projection again (after an upgrade fixed the cause); exits 1 while any stays parked')
+    .action((name: string) =>
+      withRuntime(async (runtime) => {
+        const result = await retryParked(runtime.runnerDeps(), projectionNamed(runtime.projections, name));
+        process.stdout.write(`${name}: ${result.applied} parked event(s) applied, ${result.stillParked.length} still parked\n`);
+        for (const p of result.stillParked) process.stdout.write(`  position ${p.position}: ${p.error}\n`);
+        if (result.stillParked.length > 0) process.exitCode = 1;
       }),
     );
 

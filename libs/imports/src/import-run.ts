@@ -330,6 +330,8 @@ export interface RunStatus {
   run_id: string;
   kind: string;
   state: 'scheduled' | 'completed' | 'failed';
+  /** Why a run failed: a read model could not apply some of its events (they are parked). */
+  reason?: string;
   received: number;
   accepted: number;
   rejected: number;

@@ -1,7 +1,8 @@
+import { projectionTrouble } from '#mds/projections';
 import type { Runtime } from './runtime';
 
 interface Check {
-  status: 'ok' | 'failing';
+  status: 'ok' | 'degraded' | 'failing';
   error?: string;
   [key: string]: unknown;
 }
@@ -24,9 +25,13 @@ async function check(probe: () => Promise<Record<string, unknown> | void>, timeo
   }
 }
 
-/** Whether the database and the event log answer, and what they are: `GET /health`. */
-export async function serviceHealth(runtime: Runtime): Promise<{ ok: boolean; database: Check; event_log: Check }> {
-  const [database, eventLog] = await Promise.all([
+/**
+ * Whether the database and the event log answer, and what they are, and whether every read model
+ * applies what the log holds: `GET /health`. `degraded` when a projection parked events it could not
+ * apply, or has kept failing for the last minute (named, with the count or the error).
+ */
+export async function serviceHealth(runtime: Runtime): Promise<{ status: 'ok' | 'degraded' | 'failing'; database: Check; event_log: Check; projections: Check }> {
+  const [database, eventLog, projections] = await Promise.all([
     check(async () => {
       const { rows } = await runtime.pool.query<{ instance_id: string }>('SELECT instance_id FROM mds_instance');
       return { embedded: Boolean(runtime.embedded), instance_id: rows[0]?.instance_id };
@@ -35,6 +40,16 @@ export async function serviceHealth(runtime: Runtime): Promise<{ ok: boolean; da
       await runtime.store.ping();
       return { kind: runtime.store.kind, head_position: await runtime.store.headPosition() };
     }),
+    check(async () => {
+      const trouble = await projectionTrouble(runtime.pool);
+      const parked = Object.fromEntries(trouble.filter((t) => t.parked > 0).map((t) => [t.name, t.parked]));
+      // Names only: the errors are for operators (mds projections status), not for an open endpoint.
+      const failing = trouble.filter((t) => t.failing).map((t) => t.name);
+      return { parked, failing };
+    }),
   ]);
-  return { ok: database.status === 'ok' && eventLog.status === 'ok', database, event_log: eventLog };
+  const troubled = projections.status === 'ok' && (Object.keys(projections.parked as object).length > 0 || (projections.failing as string[]).length > 0);
+  if (troubled) projections.status = 'degraded';
+  const status = database.status !== 'ok' || eventLog.status !== 'ok' ? 'failing' : troubled ? 'degraded' : 'ok';
+  return { status, database, event_log: eventLog, projections };
 }

@@ -12,12 +12,15 @@ export class HealthHttpController {
   @Get('health')
   @HttpCode(200)
   @Public()
-  @ApiOperation({ summary: 'Liveness and readiness: database and event log reachable. No authentication.' })
-  @ApiOkResponse({ description: '`{status: "ok", database: {...}, event_log: {...}}`' })
+  @ApiOperation({ summary: 'Liveness and readiness: database and event log reachable, read models applying the log. No authentication.' })
+  @ApiOkResponse({
+    description:
+      '`{status: "ok"|"degraded", database: {...}, event_log: {...}, projections: {status, parked: {name: count}, failing: [name]}}`; `degraded` (still 200: the service answers) when a projection parked events or keeps failing',
+  })
   @ApiServiceUnavailableResponse({ description: 'Same shape with `status: "failing"` and the failing part' })
   async health(@Res({ passthrough: true }) reply: FastifyReply) {
-    const { ok, database, event_log } = await serviceHealth(this.runtime);
-    reply.status(ok ? 200 : 503);
-    return { status: ok ? 'ok' : 'failing', database, event_log };
+    const health = await serviceHealth(this.runtime);
+    reply.status(health.status === 'failing' ? 503 : 200);
+    return health;
   }
 }

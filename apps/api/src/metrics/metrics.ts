@@ -1,6 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { readSideStatus } from '#mds/projections';
+import { projectionTrouble, readSideStatus } from '#mds/projections';
 import type { Runtime } from '#mds/runtime';
+
+type ReadSide = Awaited<ReturnType<typeof readSideStatus>> & { trouble: Awaited<ReturnType<typeof projectionTrouble>> };
 
 /** Prometheus metrics of one process: HTTP traffic, event log head, projection lag. */
 export class ServiceMetrics {
@@ -23,26 +25,66 @@ export class ServiceMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
     });
-    const checkpoint = new Gauge({
-      name: 'mds_projection_checkpoint',
-      help: 'Log position applied by the live generation of each projection',
-      labelNames: ['projection'],
-      registers: [this.registry],
-    });
-    const head = new Gauge({ name: 'mds_event_log_head_position', help: 'Position of the last committed event', registers: [this.registry] });
+    // One read of the database per scrape, shared by the gauges below: the registry collects them
+    // all at once, so one gauge setting another's values would be read before it had.
+    let pending: Promise<ReadSide> | undefined;
+    const readSide = () =>
+      (pending ??= Promise.all([readSideStatus(runtime, runtime.projections), projectionTrouble(runtime.pool)])
+        .then(([status, trouble]) => ({ ...status, trouble }))
+        .finally(() => setImmediate(() => (pending = undefined))));
+    const perProjection = (name: string, help: string, value: (r: ReadSide, projection: string) => number | undefined) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['projection'],
+        registers: [this.registry],
+        // Collected at scrape time from the database, so every process reports the same truth.
+        async collect() {
+          const r = await readSide();
+          for (const s of r.statuses) {
+            const v = value(r, s.name);
+            if (v !== undefined) this.set({ projection: s.name }, v);
+          }
+        },
+      });
     new Gauge({
-      name: 'mds_projection_lag_events',
-      help: 'Events in the log not yet applied by the live generation of each projection',
-      labelNames: ['projection'],
+      name: 'mds_event_log_head_position',
+      help: 'Position of the last committed event',
       registers: [this.registry],
-      // Collected at scrape time from the database, so every process reports the same truth.
       async collect() {
-        const { head: position, statuses } = await readSideStatus(runtime, runtime.projections);
-        head.set(position);
-        for (const s of statuses) {
-          this.set({ projection: s.name }, s.lag);
-          checkpoint.set({ projection: s.name }, s.checkpoint);
-        }
+        this.set((await readSide()).head);
+      },
+    });
+    perProjection('mds_projection_checkpoint', 'Log position applied by the live generation of each projection', (r, p) => r.statuses.find((s) => s.name === p)?.checkpoint);
+    perProjection('mds_projection_lag_events', 'Events in the log not yet applied by the live generation of each projection', (r, p) => r.statuses.find((s) => s.name === p)?.lag);
+    perProjection(
+      'mds_projection_parked_events',
+      'Events the live generation of each projection could not apply and went past (mds projections parked)',
+      (r, p) => r.trouble.find((t) => t.name === p)?.parked,
+    );
+    perProjection(
+      'mds_projection_apply_failures',
+      'Failed attempts to apply a page, by the live generation of each projection since it was built',
+      (r, p) => r.trouble.find((t) => t.name === p)?.failures,
+    );
+  }
+
+  /** The request-body memory budget (MDS_BODY_MEMORY_BUDGET), read at scrape time. */
+  watchBodyBudget(budget: { readonly bytesInFlight: number; readonly requestsWaiting: number }): void {
+    new Gauge({
+      name: 'mds_http_body_bytes_in_flight',
+      help: 'Bytes of request bodies held against the memory budget: received or being handled, not answered yet',
+      registers: [this.registry],
+      collect() {
+        this.set(budget.bytesInFlight);
+      },
+    });
+    new Gauge({
+      name: 'mds_http_body_requests_waiting',
+      help: 'Requests waiting for room in the request-body memory budget',
+      registers: [this.registry],
+      collect() {
+        this.set(budget.requestsWaiting);
       },
     });
   }
