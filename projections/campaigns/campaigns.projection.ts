@@ -30,7 +30,8 @@ const SUBSCRIPTIONS = ['MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'SMS_SUBSCRIBE', 'S
 export const campaignsProjection: Projection = {
   name: 'campaigns',
   // 2: a product's first category is its category text up to the first comma (categories are strings).
-  version: 2,
+  // 3: an event's identity is a hash of its identifiers (their text could outgrow an index entry).
+  version: 3,
   eventTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED],
   batchSize: 20,
@@ -98,7 +99,7 @@ async function importCampaignEvents(events: RecordedEvent[], tx: ProjectionTx): 
       FROM ${page.from}`, [page.json]);
   // In log order, so that of two identical events the first one's log time is kept, live as in a rebuild.
   await queryByIndex(tx, `INSERT INTO campaign_events (campaign_key, type, identity, at, ext, phone, email, token, person, logged_at)
-    SELECT x.campaign_key, x.type, concat_ws('|', 'x' || x.ext, 'p' || x.phone, 'm' || x.email, 't' || x.token), x.at, x.ext, x.phone, x.email, x.token,
+    SELECT x.campaign_key, x.type, encode(sha256(convert_to(concat_ws('|', 'x' || x.ext, 'p' || x.phone, 'm' || x.email, 't' || x.token), 'UTF8')), 'hex'), x.at, x.ext, x.phone, x.email, x.token,
            ${PERSON('x.ext', 'x.phone', 'x.email', 'x.token')}, x.logged_at
       FROM page_events x ORDER BY x.position, x.n
     ON CONFLICT DO NOTHING`);

@@ -10,7 +10,7 @@ import type { EventStore } from '#mds/event-store';
 import type { Settings } from '#mds/settings';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, field, isCompanyField, normalizePhone, recordObject, assertUsableKey } = imports;
+const { coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, field, isCompanyField, normalizePhone, recordObject, assertUsableKey, LIMITS } = imports;
 
 export const EVENTS_IMPORTED = 'EventsImported';
 
@@ -35,9 +35,11 @@ export const EVENT_PHONE_KEY = '$phone';
 
 const IDENTIFIERS = ['customer_id', 'phone_number', 'email', 'customer_token'];
 const STRING_FIELDS = [
-  'label', 'product_ean', 'product_id', 'path', 'utm_campaign', 'utm_medium', 'utm_content', 'utm_source', 'tracking_number', 'sale_id',
-  'reason', 'source', 'first_name', 'last_name', 'street_address', 'zip_code', 'country', 'language', 'company', 'customer_token', 'product_title',
+  'label', 'path', 'utm_campaign', 'utm_medium', 'utm_content', 'utm_source',
+  'reason', 'source', 'first_name', 'last_name', 'street_address', 'zip_code', 'country', 'language', 'company', 'product_title',
 ];
+/** Strings the read models index or join by (products linked by ean, sales by sale_id, customers by token): at most LIMITS.id characters. */
+const KEY_FIELDS = ['product_ean', 'product_id', 'tracking_number', 'sale_id', 'customer_token'];
 const BROWSE_FIELDS = ['label', 'product_ean', 'product_id', 'path', 'utm_campaign'];
 
 /** A new event as stored: its fields as coerced, plus the id assigned in the command. */
@@ -82,7 +84,8 @@ function validateEvent(r: Record<string, unknown>, settings: Settings): EventRec
       const phone = field(r, key, (x) => coerceString(x, 64))?.trim();
       if (phone) out[EVENT_PHONE_KEY] = normalizePhone(phone, settings.default_country) ?? phone;
       v = phone || undefined;
-    } else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, 10_000))?.trim() || undefined;
+    } else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, LIMITS.text))?.trim() || undefined;
+    else if (KEY_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, LIMITS.id))?.trim() || undefined;
     else if (key === 'mailing_lists' || key === 'tags') v = field(r, key, coerceList);
     else if (key === 'sentiment_value') {
       const n = field(r, key, coerceNumber);

@@ -5,7 +5,7 @@ import { CAMPAIGN_KEY } from './campaign-import';
 import { CAMPAIGN_EVENT_TYPES, CAMPAIGN_EVENTS_IMPORTED, STATISTICS_EVENT_NAMES, type CampaignEventRecord, type CampaignEventType } from './campaigns.events';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { assertUsableKey, coerceDateTime, coerceId, coerceString, field, normalizePhone, recordObject } = imports;
+const { assertUsableKey, coerceDateTime, coerceId, coerceString, field, normalizePhone, recordObject, LIMITS } = imports;
 
 /** Key of the normalised phone number carried for matching ("$" keys are matching aids, never shown). */
 export const CAMPAIGN_EVENT_PHONE_KEY = '$phone';
@@ -51,7 +51,7 @@ export function campaignEventImport(settings: Settings): ImportKind<CampaignEven
           const phone = field(r, name, (x) => coerceString(x, 64))?.trim();
           if (phone) out[CAMPAIGN_EVENT_PHONE_KEY] = normalizePhone(phone, settings.default_country) ?? phone;
           v = phone || undefined;
-        } else if (name === 'customer_token') v = field(r, name, (x) => coerceString(x, 1000))?.trim() || undefined;
+        } else if (name === 'customer_token') v = field(r, name, (x) => coerceString(x, LIMITS.id))?.trim() || undefined;
         else v = value;
         if (v !== undefined) out[name] = v;
       }

@@ -6,12 +6,14 @@ import {
 import type { Settings } from '#mds/settings';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { coerceBoolean, coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, recordObject, assertUsableKey } = imports;
+const { coerceBoolean, coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, recordObject, assertUsableKey, LIMITS } = imports;
 
 export const PRODUCTS_IMPORTED = 'ProductsImported';
 
 const MONEY_FIELDS = ['price', 'sale_price', 'lowest_price', 'price_before_campaign', 'highest_price'];
-const STRING_FIELDS = ['type', 'vendor', 'brand', 'title', 'description', 'unit', 'weight', 'ean', 'sku', 'shop_id', 'image', 'url', 'language'];
+const STRING_FIELDS = ['type', 'vendor', 'brand', 'title', 'description', 'unit', 'weight', 'shop_id', 'image', 'url'];
+/** Strings the read models index (products by sku and ean, rows by language): at most LIMITS.id characters. */
+const KEY_FIELDS = ['ean', 'sku', 'language'];
 const BOOLEAN_FIELDS = ['visible', 'exclude_from_recommendations', 'in_stock'];
 const LIST_FIELDS = ['recommendation_set_ids', 'tags', 'main_product_ids'];
 /** Strings in the spec, which some plugins send as lists: kept as sent, a list joined with ", " (README: products). */
@@ -34,7 +36,7 @@ function stockList(value: unknown): Array<{ shop_id: string; quantity: number }>
 
 /** A string kept as sent (numbers as their text); a list's items joined with ", " (empty ones left out). */
 export function joinedString(value: unknown): string | undefined {
-  if (!Array.isArray(value)) return coerceString(value, 10_000);
+  if (!Array.isArray(value)) return coerceString(value, LIMITS.text);
   return (coerceList(value) ?? []).join(JOINED_LIST_SEPARATOR);
 }
 
@@ -58,7 +60,8 @@ export function productImport(settings: Settings): ImportKind<ProductRecord> {
         assertUsableKey(key);
         let v: unknown;
         if (MONEY_FIELDS.includes(key)) v = field(r, key, coerceMoney);
-        else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, 10_000));
+        else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, LIMITS.text));
+        else if (KEY_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, LIMITS.id));
         else if (BOOLEAN_FIELDS.includes(key)) v = field(r, key, coerceBoolean);
         else if (LIST_FIELDS.includes(key)) v = value === '' ? [] : field(r, key, coerceList);
         else if (JOINED_FIELDS.includes(key)) v = field(r, key, joinedString);

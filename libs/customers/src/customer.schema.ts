@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { RecordProblem } from '#mds/imports';
+import { LIMITS, RecordProblem } from '#mds/imports';
 
 const str = (max: number) => ({ type: 'string', maxLength: max });
 const list = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 1000 }, maxItems: 10_000 };
@@ -28,8 +28,10 @@ export const CUSTOMER_SCHEMA = {
     'mailing_lists.remove': list,
     ...Object.fromEntries(['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms', 'is_deleted', 'is_forgotten'].map((k) => [k, { type: 'boolean' }])),
     ...Object.fromEntries(
-      ['canonical_id', 'first_name', 'last_name', 'shop_id', 'city', 'company', 'gender', 'house_number', 'house_number_addition', 'province', 'street_address', 'street_name', 'vat_number', 'zip_code', 'cb_token', 'language'].map((k) => [k, str(1000)]),
+      ['canonical_id', 'first_name', 'last_name', 'shop_id', 'city', 'company', 'gender', 'house_number', 'house_number_addition', 'province', 'street_address', 'street_name', 'vat_number', 'zip_code', 'language'].map((k) => [k, str(1000)]),
     ),
+    // Indexed (customers are found by it): at most LIMITS.id characters.
+    cb_token: str(LIMITS.id),
   },
   anyOf: [
     { required: ['external_id'] },

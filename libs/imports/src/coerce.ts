@@ -1,3 +1,5 @@
+import { formatLimit, LIMITS } from './limits';
+
 /**
  * Lenient coercion of the values e-commerce plugins send (coerce, then validate). Each function
  * returns the coerced value, `undefined` for "absent" (null, and "" where the spec treats it so),
@@ -12,7 +14,7 @@ export class CoercionError extends Error {
   }
 }
 
-export function coerceString(value: unknown, max = 10_000): string | undefined {
+export function coerceString(value: unknown, max: number = LIMITS.text): string | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return String(value);
@@ -22,7 +24,7 @@ export function coerceString(value: unknown, max = 10_000): string | undefined {
 }
 
 /** Identifiers: strings or integers (`1043` → "1043"); a fraction or an empty value is an error. */
-export function coerceId(value: unknown, max = 256): string | undefined {
+export function coerceId(value: unknown, max: number = LIMITS.id): string | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) throw new CoercionError('invalid_id', `an id must be a string or a whole number, got ${value}`);
@@ -49,7 +51,7 @@ export function coerceBoolean(value: unknown): boolean | undefined {
 }
 
 /** The most items a list field (tags, mailing lists …) may have. */
-export const MAX_LIST_ITEMS = 1000;
+export const MAX_LIST_ITEMS = LIMITS.listItems;
 
 /** Lists as an array, a single string, or a comma-joined string; empty entries dropped. */
 export function coerceList(value: unknown): string[] | undefined {
@@ -60,7 +62,7 @@ export function coerceList(value: unknown): string[] | undefined {
   return [
     ...new Set(
       items.map((item, i) => {
-        const s = coerceString(item, 1000);
+        const s = coerceString(item, LIMITS.listItem);
         if (s === undefined) throw new CoercionError('invalid_list', `item ${i} is empty`);
         return s.trim();
       }).filter((s) => s !== ''),
@@ -91,6 +93,6 @@ export function coerceMoney(value: unknown): number | undefined {
   const n = coerceNumber(value);
   if (n === undefined) return undefined;
   if (!Number.isInteger(n)) throw new CoercionError('fractional_cents', `money is in whole cents; ${n} has a fraction of a cent`);
-  if (!Number.isSafeInteger(n)) throw new CoercionError('invalid_number', `${n} is out of range`);
+  if (Math.abs(n) > LIMITS.money) throw new CoercionError('out_of_range', `money is at most ${formatLimit(LIMITS.money)} cents in size; ${n} is beyond it`);
   return n;
 }

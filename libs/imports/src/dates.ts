@@ -1,4 +1,5 @@
 import { CoercionError } from './coerce';
+import { LIMITS } from './limits';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -9,6 +10,26 @@ const digits = (s: string, from: number, to: number): number => {
   for (let i = from; i < to; i++) n = n * 10 + (s.charCodeAt(i) - 48);
   return n;
 };
+
+/** Date.UTC for any year: Date.UTC reads years 0 to 99 as 1900 to 1999. */
+function utcOf(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): number {
+  if (y >= 100) return Date.UTC(y, mo, d, h, mi, s, ms);
+  const t = new Date(Date.UTC(2000, mo, d, h, mi, s, ms));
+  t.setUTCFullYear(y);
+  return t.getTime();
+}
+
+/** First and last instants of LIMITS.yearMin and LIMITS.yearMax, in UTC. */
+const EARLIEST = utcOf(LIMITS.yearMin, 0, 1);
+const LATEST = utcOf(LIMITS.yearMax, 11, 31, 23, 59, 59, 999);
+
+/** An instant outside the years every reader can take back is refused, naming it in UTC. */
+function inRange(utc: number, raw: string): number {
+  if (utc < EARLIEST || utc > LATEST) {
+    throw new CoercionError('out_of_range', `"${raw}" is ${new Date(utc).toISOString()} in UTC, outside the years ${String(LIMITS.yearMin).padStart(4, '0')} to ${LIMITS.yearMax}`);
+  }
+  return utc;
+}
 
 /** A CANONICAL timestamp (digits in place) that names a real date and time, checked without a Date. */
 function isRealCanonical(raw: string): boolean {
@@ -23,7 +44,7 @@ function isRealCanonical(raw: string): boolean {
 }
 
 function checkDate(y: number, m: number, d: number, raw: string): void {
-  const probe = new Date(Date.UTC(y, m - 1, d));
+  const probe = new Date(utcOf(y, m - 1, d));
   if (m < 1 || m > 12 || probe.getUTCFullYear() !== y || probe.getUTCMonth() !== m - 1 || probe.getUTCDate() !== d) {
     throw new CoercionError('invalid_date', `"${raw}" is not a real date`);
   }
@@ -43,12 +64,12 @@ function zoneOffset(utcMs: number, timeZone: string): number {
   }
   const parts = format.formatToParts(new Date(utcMs));
   const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
-  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(utcMs / 1000) * 1000;
+  return utcOf(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(utcMs / 1000) * 1000;
 }
 
 /** A wall-clock time in `timeZone` as a UTC instant (the later one when a DST change repeats an hour). */
 export function zonedToUtc(y: number, mo: number, d: number, h: number, mi: number, s: number, ms: number, timeZone: string): number {
-  const wall = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  const wall = utcOf(y, mo - 1, d, h, mi, s, ms);
   let utc = wall - zoneOffset(wall, timeZone);
   utc = wall - zoneOffset(utc, timeZone);
   return utc;
@@ -62,6 +83,7 @@ export function coerceDate(value: unknown): string | undefined {
   const m = DATE.exec(raw) ?? DATETIME.exec(raw);
   if (!m) throw new CoercionError('invalid_date', `"${raw}" is not a date YYYY-MM-DD`);
   checkDate(Number(m[1]), Number(m[2]), Number(m[3]), raw);
+  if (Number(m[1]) < LIMITS.yearMin) throw new CoercionError('out_of_range', `"${raw}" is outside the years ${String(LIMITS.yearMin).padStart(4, '0')} to ${LIMITS.yearMax}`);
   // A timestamp's date is taken, but not from an impossible timestamp (24:00, 10:61).
   if (m.length > 4 && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 59)) throw new CoercionError('invalid_date', `"${raw}" has an impossible time`);
   return `${m[1]}-${m[2]}-${m[3]}`;
@@ -87,12 +109,13 @@ export function coerceDateTime(value: unknown, timeZone = 'UTC'): string | undef
   const zone = m[8];
   let utc: number;
   if (!zone) utc = zonedToUtc(y, mo, d, h, mi, s, ms, timeZone);
-  else if (zone.toUpperCase() === 'Z') utc = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  else if (zone.toUpperCase() === 'Z') utc = utcOf(y, mo - 1, d, h, mi, s, ms);
   else {
     const sign = zone[0] === '-' ? -1 : 1;
     const digits = zone.slice(1).replace(':', '');
+    if (Number(digits.slice(0, 2)) > 18 || Number(digits.slice(2, 4)) > 59) throw new CoercionError('invalid_datetime', `"${raw}" has an impossible UTC offset (at most ±18:00)`);
     const offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4))) * 60_000;
-    utc = Date.UTC(y, mo - 1, d, h, mi, s, ms) - offset;
+    utc = utcOf(y, mo - 1, d, h, mi, s, ms) - offset;
   }
-  return new Date(utc).toISOString().replace('.000Z', 'Z');
+  return new Date(inRange(utc, raw)).toISOString().replace('.000Z', 'Z');
 }

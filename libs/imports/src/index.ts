@@ -1,4 +1,5 @@
 export * from './coerce';
+export * from './limits';
 export * from './import-run';
 export * from './dates';
 export * from './phone';

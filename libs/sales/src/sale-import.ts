@@ -9,7 +9,8 @@ import type { Settings } from '#mds/settings';
 import { normalizeSaleState } from './sale-state';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, isCompanyField, normalizePhone, recordObject, assertUsableKey } = imports;
+const { coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, formatLimit, isCompanyField, normalizePhone, recordObject, assertUsableKey } = imports;
+const { LIMITS } = imports;
 
 export const SALES_IMPORTED = 'SalesImported';
 
@@ -68,6 +69,23 @@ export function roundQuantity(q: number): number {
 
 const roundCents = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
 
+/** A quantity within LIMITS.quantity once rounded to 2 decimals (as the row keeps it). */
+function coerceQuantity(value: unknown): number | undefined {
+  const q = coerceNumber(value);
+  if (q !== undefined && Math.abs(roundQuantity(q)) > LIMITS.quantity) {
+    throw new imports.CoercionError('out_of_range', `a quantity is at most ${formatLimit(LIMITS.quantity)} in size; ${q} is beyond it`);
+  }
+  return q;
+}
+
+/** Money the import computes (a row total, a converted price, a transaction total) within LIMITS.money, else the field it came from is named. */
+function computedMoney(cents: number, fieldName: string, how: string): number {
+  if (!(Math.abs(cents) <= LIMITS.money)) {
+    throw new RecordProblem(fieldName, 'out_of_range', `${how} is ${cents} cents, beyond the limit of ${formatLimit(LIMITS.money)} cents in size`);
+  }
+  return cents;
+}
+
 /**
  * A price sent in the sale's currency, used instead of the default-currency one (the spec's
  * `unit_price_in_currency`, `sale_shipping_in_currency`): divided by the exchange rate and rounded to
@@ -103,6 +121,9 @@ function validateRow(r: Record<string, unknown>, settings: Settings): ValidatedR
     } else if (key === 'sale_exchange_rate') {
       const rate = field(r, key, coerceNumber);
       if (rate !== undefined && !(rate > 0)) throw new RecordProblem(key, 'invalid_rate', 'sale_exchange_rate must be a positive number');
+      if (rate !== undefined && (rate < LIMITS.exchangeRateMin || rate > LIMITS.exchangeRateMax)) {
+        throw new RecordProblem(key, 'out_of_range', `sale_exchange_rate is from ${LIMITS.exchangeRateMin} to ${formatLimit(LIMITS.exchangeRateMax)}; ${rate} is beyond it`);
+      }
       fields[key] = rate;
     } else if (MONEY_FIELDS.includes(key)) fields[key] = field(r, key, coerceMoney);
     else if (STRING_FIELDS.includes(key)) fields[key] = field(r, key, (v) => coerceString(v, 1000))?.trim() || undefined;
@@ -115,7 +136,7 @@ function validateRow(r: Record<string, unknown>, settings: Settings): ValidatedR
         fields[key] = state;
         if (!known) unknownState = state;
       }
-    } else if (key === 'quantity') row[key] = field(r, key, coerceNumber);
+    } else if (key === 'quantity') row[key] = field(r, key, coerceQuantity);
     else if (ROW_MONEY.includes(key)) row[key] = field(r, key, coerceMoney);
     else if (ROW_IDS.includes(key)) row[key] = field(r, key, coerceId);
     else if (key === 'tags') row[key] = field(r, key, coerceList);
@@ -208,6 +229,7 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
           if (rate === undefined) throw new RecordProblem(name, 'invalid_currency', `${name} needs sale_currency and sale_exchange_rate in the same import`);
           const sent = o[target] as number | undefined;
           const { cents, disagrees } = fromSaleCurrency(o[name] as number, rate, sent);
+          computedMoney(cents, name, `${name} ${o[name]} / sale_exchange_rate ${rate}`);
           if (disagrees) {
             converted.push({ index, field: target, code: 'currency_mismatch', message: `${target} ${sent} disagrees with ${name} ${o[name]} / sale_exchange_rate ${rate} = ${cents} by more than a cent; ${cents} is used` });
           }
@@ -218,7 +240,11 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
           const shippingRow = rows.findLast((r) => r.record.fields.sale_shipping_in_currency !== undefined);
           inCurrency(shippingRow?.index ?? rows[0].index, 'sale_shipping_in_currency', 'sale_shipping', fields);
           if (typeof fields.sale_discount === 'number') fields.sale_discount = Math.abs(fields.sale_discount);
-          const items = rows.filter((r) => r.record.item).map((r) => {
+          const itemRows = rows.filter((r) => r.record.item);
+          if (itemRows.length > LIMITS.saleRows) {
+            throw new RecordProblem('sale_external_id', 'too_many_rows', `a transaction has at most ${formatLimit(LIMITS.saleRows)} rows in one import; this one has ${itemRows.length}`);
+          }
+          const items = itemRows.map((r) => {
             const row = { ...r.record.row };
             inCurrency(r.index, 'unit_price_in_currency', 'unit_price', row);
             if (row.unit_price === undefined && fields.sale_total === undefined) {
@@ -228,9 +254,15 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
             const discount = Math.abs((row.discount as number | undefined) ?? 0);
             const cancelled = ((row.tags as string[] | undefined) ?? []).some((t) => t.toUpperCase() === 'CANCELED' || t.toUpperCase() === 'CANCELLED');
             const computed = row.unit_price === undefined ? 0 : roundCents((row.unit_price as number) * quantity) - discount;
+            if (row.total === undefined) computedMoney(computed, 'unit_price', `row ${r.index}: unit_price × quantity − discount`);
             const total = cancelled ? 0 : ((row.total as number | undefined) ?? computed);
             return { ...row, quantity, discount, total } as SaleRow;
           });
+          // The total the read model computes when no sale_total is sent: the rows' totals less the sale discount.
+          if (fields.sale_total === undefined) {
+            const sum = items.reduce((t, row) => t + row.total, 0) - ((fields.sale_discount as number | undefined) ?? 0);
+            computedMoney(sum, 'sale_total', 'the transaction total (its rows\' totals less sale_discount)');
+          }
           const { sale_total: saleTotal, ...rest } = fields;
           if (rest.sale_customer_id !== undefined && [...TRANSACTION_PERSONAL_FIELDS, ...settings.personal_company_fields].some((k) => rest[k] !== undefined)) {
             rest[SALE_CUSTOMER_KEY] = rest.sale_customer_id;
