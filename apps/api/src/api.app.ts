@@ -14,11 +14,12 @@ import { PermissionsGuard } from './access/permissions.guard';
 import { TokenResolver } from './access/token-resolver';
 import { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module';
 import { ServiceMetrics } from './metrics/metrics';
-import { ErrorEnvelopeFilter } from './platform/error-envelope';
+import { installBodyBudget } from './platform/body-budget';
+import { ErrorEnvelopeFilter, sendError } from './platform/error-envelope';
 import { installDatabaseGuard } from './platform/database-guard';
 import { installJsonBody } from './platform/json-body';
 import { completeContract } from './platform/openapi-contract';
-import { clientErrorHandler, installRequestLimits } from './platform/request-limits';
+import { clientErrorHandler, frameworkErrorHandler, installRequestLimits } from './platform/request-limits';
 import { PinoNestLogger } from './platform/nest-logger';
 import { RequestValidationPipe } from './platform/request-validation';
 
@@ -37,7 +38,17 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
     // Requests Node's parser refuses (header floods, a broken request line) get the envelope too.
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(config.requestTimeoutMs),
+    // Headers and body must have arrived by then (Fastify's default, 0, lets a body trickle in for ever).
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      // Node's own default (60 s), but never past the request timeout (Node insists on it).
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+      // Node looks for requests past their time every 30 s by default: a cut would come up to 30 s late.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.requestTimeoutMs / 4))),
+    },
+    // The router's own errors (a path that is not UTF-8 once percent-decoded) in the envelope, not Fastify's body.
+    frameworkErrors: frameworkErrorHandler((err, request, reply) => sendError(err, request, reply, config.bodyLimitBytes, logger)),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -75,6 +86,8 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // After authentication: only a client with a valid token can hold a share of the budget.
+  metrics.watchBodyBudget(installBodyBudget(fastify, { budget: config.bodyMemoryBudgetBytes, bodyLimit: config.bodyLimitBytes }));
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);

@@ -23,6 +23,25 @@ describe('configuration', () => {
     expect(() => loadConfig({ EVENTSTORE_URL: 'http://x' })).toThrow(/EVENTSTORE_URL/);
   });
 
+  it('takes a request timeout in ms, 120000 unless set', () => {
+    expect(loadConfig({}).requestTimeoutMs).toBe(120_000);
+    expect(loadConfig({ MDS_REQUEST_TIMEOUT_MS: '1500' }).requestTimeoutMs).toBe(1500);
+    expect(() => loadConfig({ MDS_REQUEST_TIMEOUT_MS: '2m' })).toThrow(new ConfigError('MDS_REQUEST_TIMEOUT_MS must be an integer between 100 and 3600000, got "2m"'));
+    expect(() => loadConfig({ MDS_REQUEST_TIMEOUT_MS: '0' })).toThrow(/MDS_REQUEST_TIMEOUT_MS must be an integer between 100/);
+  });
+
+  it('takes a memory budget for request bodies, never below the body limit', () => {
+    expect(loadConfig({}).bodyMemoryBudgetBytes).toBe(96 * 1024 ** 2);
+    expect(loadConfig({ MDS_BODY_LIMIT: '1MiB', MDS_BODY_MEMORY_BUDGET: '2MiB' }).bodyMemoryBudgetBytes).toBe(2 * 1024 ** 2);
+    expect(loadConfig({ MDS_BODY_MEMORY_BUDGET: '32MiB' }).bodyMemoryBudgetBytes).toBe(32 * 1024 ** 2);
+    // Unset, it grows with a body limit above its default rather than refusing to start.
+    expect(loadConfig({ MDS_BODY_LIMIT: '128MiB' }).bodyMemoryBudgetBytes).toBe(128 * 1024 ** 2);
+    expect(() => loadConfig({ MDS_BODY_MEMORY_BUDGET: 'plenty' })).toThrow(/MDS_BODY_MEMORY_BUDGET must be a size such as 32MiB/);
+    expect(() => loadConfig({ MDS_BODY_MEMORY_BUDGET: '16MiB' })).toThrow(
+      new ConfigError('MDS_BODY_MEMORY_BUDGET (16 MiB) must be at least MDS_BODY_LIMIT (32 MiB): a body the limit admits has to fit in the budget alone'),
+    );
+  });
+
   it('redacts credentials in logged URLs', () => {
     expect(redactUrl('/api/data/customers/?limit=5&access-token=mds_abc.def&x=1')).toBe('/api/data/customers/?limit=5&access-token=[REDACTED]&x=1');
     expect(redactUrl('/x?token=1&password=2')).toBe('/x?token=[REDACTED]&password=[REDACTED]');

@@ -11,6 +11,10 @@ export interface AppConfig {
   /** EventStoreDB's MaxAppendSize (the server's setting): larger appends are staged (README "EventStoreDB"). */
   eventStoreMaxAppendBytes: number;
   bodyLimitBytes: number;
+  /** Longest a request may take to arrive, headers and body; then 408 and the connection closes. */
+  requestTimeoutMs: number;
+  /** Bytes of request bodies received or handled at once, by requests not answered yet (at least bodyLimitBytes). */
+  bodyMemoryBudgetBytes: number;
   logLevel: string;
   /** `json` (one JSON line an entry) or `pretty` (for people); LOG_FORMAT, else pretty on a terminal. */
   logFormat: 'json' | 'pretty';
@@ -88,6 +92,18 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
+// Every body the limit admits must fit alone, or it could never be served.
+function bodyMemoryBudget(env: Env, bodyLimitBytes: number): number {
+  if (!env.MDS_BODY_MEMORY_BUDGET?.trim()) return Math.max(96 * 1024 ** 2, bodyLimitBytes);
+  const budget = parseSize('MDS_BODY_MEMORY_BUDGET', env.MDS_BODY_MEMORY_BUDGET);
+  if (budget < bodyLimitBytes) {
+    throw new ConfigError(
+      `MDS_BODY_MEMORY_BUDGET (${formatSize(budget)}) must be at least MDS_BODY_LIMIT (${formatSize(bodyLimitBytes)}): a body the limit admits has to fit in the budget alone`,
+    );
+  }
+  return budget;
+}
+
 function adminFrom(env: Env): AppConfig['admin'] {
   const username = env.MDS_ADMIN_USERNAME?.trim();
   const password = env.MDS_ADMIN_PASSWORD;
@@ -112,6 +128,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (eventStoreUrl && !/^(esdb|esdb\+discover|kurrentdb|kdb):\/\//.test(eventStoreUrl)) {
     throw new ConfigError('EVENTSTORE_URL must be an esdb:// connection string');
   }
+  const bodyLimitBytes = env.MDS_BODY_LIMIT ? parseSize('MDS_BODY_LIMIT', env.MDS_BODY_LIMIT) : 32 * 1024 ** 2;
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST?.trim() || '0.0.0.0',
@@ -120,7 +137,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     embeddedPgPort: env.MDS_EMBEDDED_PG_PORT ? int(env, 'MDS_EMBEDDED_PG_PORT', 0, 1, 65535) : undefined,
     eventStoreUrl,
     eventStoreMaxAppendBytes: env.EVENTSTORE_MAX_APPEND_SIZE ? parseSize('EVENTSTORE_MAX_APPEND_SIZE', env.EVENTSTORE_MAX_APPEND_SIZE) : 1024 ** 2,
-    bodyLimitBytes: env.MDS_BODY_LIMIT ? parseSize('MDS_BODY_LIMIT', env.MDS_BODY_LIMIT) : 32 * 1024 ** 2,
+    bodyLimitBytes,
+    requestTimeoutMs: int(env, 'MDS_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    bodyMemoryBudgetBytes: bodyMemoryBudget(env, bodyLimitBytes),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     logFormat: logFormat(env.LOG_FORMAT),
     poolSize: int(env, 'MDS_PG_POOL_SIZE', 10, 1, 1000),
