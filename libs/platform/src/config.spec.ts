@@ -31,7 +31,7 @@ describe('configuration', () => {
   });
 
   it('takes a memory budget for request bodies, never below the body limit', () => {
-    expect(loadConfig({}).bodyMemoryBudgetBytes).toBe(96 * 1024 ** 2);
+    expect(loadConfig({}).bodyMemoryBudgetBytes).toBe(64 * 1024 ** 2);
     expect(loadConfig({ MDS_BODY_LIMIT: '1MiB', MDS_BODY_MEMORY_BUDGET: '2MiB' }).bodyMemoryBudgetBytes).toBe(2 * 1024 ** 2);
     expect(loadConfig({ MDS_BODY_MEMORY_BUDGET: '32MiB' }).bodyMemoryBudgetBytes).toBe(32 * 1024 ** 2);
     // Unset, it grows with a body limit above its default rather than refusing to start.

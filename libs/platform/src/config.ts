@@ -94,7 +94,7 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
 
 // Every body the limit admits must fit alone, or it could never be served.
 function bodyMemoryBudget(env: Env, bodyLimitBytes: number): number {
-  if (!env.MDS_BODY_MEMORY_BUDGET?.trim()) return Math.max(96 * 1024 ** 2, bodyLimitBytes);
+  if (!env.MDS_BODY_MEMORY_BUDGET?.trim()) return Math.max(64 * 1024 ** 2, bodyLimitBytes);
   const budget = parseSize('MDS_BODY_MEMORY_BUDGET', env.MDS_BODY_MEMORY_BUDGET);
   if (budget < bodyLimitBytes) {
     throw new ConfigError(
