@@ -24,6 +24,14 @@ export const PERSON = (ext: string, phone: string, email: string, token: string)
     (SELECT 'c' || min(c.customer_id) FROM customers c WHERE c.data->>'cb_token' = ${token} AND c.data ? 'cb_token'),
     'x' || ${hash(ext)}, 'p' || ${hash(phone)}, 'm' || ${hash(email)}, 't' || ${hash(token)})`;
 
+/**
+ * A campaign event's identity (with its campaign, type and time, the key it is kept once under): a
+ * hash of its identifiers, which as text could outgrow an index entry. The erasure computes it again
+ * from the markers it writes, as a rebuild would.
+ */
+export const EVENT_IDENTITY = (ext: string, phone: string, email: string, token: string) =>
+  `encode(sha256(convert_to(concat_ws('|', 'x' || ${ext}, 'p' || ${phone}, 'm' || ${email}, 't' || ${token}), 'UTF8')), 'hex')`;
+
 /** Timestamps as the API writes them (UTC, milliseconds, Z). */
 const iso = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 

@@ -9,7 +9,7 @@ import { SALES_IMPORTED } from '#mds/sales';
 import { waitForUpstream } from '../runtime/consistency';
 import { dataQueryOf } from '../runtime/data-query-sql';
 import { pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
-import { PERSON, STATS } from './campaign-stats.sql';
+import { EVENT_IDENTITY, PERSON, STATS } from './campaign-stats.sql';
 
 /**
  * The read models campaign statistics read while applying, each at least at the version whose shape
@@ -99,7 +99,7 @@ async function importCampaignEvents(events: RecordedEvent[], tx: ProjectionTx): 
       FROM ${page.from}`, [page.json]);
   // In log order, so that of two identical events the first one's log time is kept, live as in a rebuild.
   await queryByIndex(tx, `INSERT INTO campaign_events (campaign_key, type, identity, at, ext, phone, email, token, person, logged_at)
-    SELECT x.campaign_key, x.type, encode(sha256(convert_to(concat_ws('|', 'x' || x.ext, 'p' || x.phone, 'm' || x.email, 't' || x.token), 'UTF8')), 'hex'), x.at, x.ext, x.phone, x.email, x.token,
+    SELECT x.campaign_key, x.type, ${EVENT_IDENTITY('x.ext', 'x.phone', 'x.email', 'x.token')}, x.at, x.ext, x.phone, x.email, x.token,
            ${PERSON('x.ext', 'x.phone', 'x.email', 'x.token')}, x.logged_at
       FROM page_events x ORDER BY x.position, x.n
     ON CONFLICT DO NOTHING`);

@@ -5,6 +5,7 @@ import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED, erasedIdentifierText } fr
 import type { RecordedEvent } from '#mds/event-store';
 import { SALE_PERSONAL_FIELDS, TRANSACTION_PERSONAL_FIELDS } from '#mds/sales';
 import type { ProjectionTx } from '../runtime/projection';
+import { EVENT_IDENTITY } from '../campaigns/campaign-stats.sql';
 import { qualified as q, schemasOf as schemasIn } from '../runtime/read-model-schemas';
 
 const schemasOf = (tx: ProjectionTx, projection: string, table: string) => schemasIn(tx.query as never, projection, table);
@@ -139,7 +140,7 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
   for (const schema of await schemasOf(tx, 'campaigns', 'campaign_events')) {
     await tx.query(
       `UPDATE ${q(schema, 'campaign_events')} SET email = ${marker('email')}, phone = ${marker('phone')}, token = ${marker('token')},
-              identity = concat_ws('|', 'x' || ext, 'p' || ${marker('phone')}, 'm' || ${marker('email')}, 't' || ${marker('token')})
+              identity = ${EVENT_IDENTITY('ext', marker('phone'), marker('email'), marker('token'))}
         WHERE email IN ${emails} OR phone IN ${phones} OR token IN ${tokens}`,
       [nonce],
     );
