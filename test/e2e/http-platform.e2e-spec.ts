@@ -176,4 +176,28 @@ describe('HTTP platform (real HTTP on loopback)', () => {
     expect(rt.logLines.join('\n')).not.toMatch(/supersecretvalue|headersecret/);
     expect(rt.logLines.join('\n')).not.toContain(token);
   });
+
+  it('logs no token, whatever its spelling, and no e-mail or phone of a filter or a customer path', async () => {
+    const encoded = (await call(`/api/data/shops/?access%2Dtoken=${token}&limit=5`)).status;
+    // The parser reads access%2Dtoken as access-token: the request authenticates.
+    expect(encoded).toBe(200);
+    expect((await call(`/api/data/shops/?%61ccess-token=${token}&access-token=${token}`)).status).toBe(401);
+    expect((await call('/api/data/customers/?email=jane.doe%40example.com&limit=5')).status).toBe(200);
+    expect((await call('/api/data/customers/?phone_number=%2B31612345678&tags=vip')).status).toBe(200);
+    expect((await call('/api/data/customers/jane.doe%40example.com/history/?limit=5')).status).toBe(404);
+    expect((await call('/api/data/customers/+31612345678/history')).status).toBe(404);
+    const urls = rt.logLines.filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l).url as string);
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        '/api/data/shops/?access%2Dtoken=[REDACTED]&limit=5',
+        '/api/data/shops/?%61ccess-token=[REDACTED]&access-token=[REDACTED]',
+        '/api/data/customers/?email=[personal]&limit=5',
+        '/api/data/customers/?phone_number=[personal]&tags=vip',
+        '/api/data/customers/[personal]/history/?limit=5',
+        '/api/data/customers/[personal]/history',
+      ]),
+    );
+    const logged = rt.logLines.join('\n');
+    for (const secret of [token, 'jane.doe', '31612345678']) expect(logged).not.toContain(secret);
+  });
 });

@@ -1,3 +1,4 @@
+export * from './access-token-format';
 export * from './canonical-json';
 export * from './config';
 export * from './database';
