@@ -1,3 +1,4 @@
+import { maskSealed } from '#mds/platform';
 import type { EventFilter, RecordedEvent } from '#mds/event-store';
 import type { ReadDeps } from '../runtime/read-side';
 
@@ -12,13 +13,14 @@ export interface AuditEvent {
   metadata: Record<string, unknown>;
 }
 
+/** An event as auditors read it: sealed credentials show as "[sealed]" (README "Audit trail"). */
 export const auditEvent = (e: RecordedEvent): AuditEvent => ({
   position: e.position,
   stream: e.stream,
   type: e.type,
   revision: e.revision,
   created_at: new Date(e.createdAt).toISOString(),
-  data: e.data,
+  data: maskSealed(e.data),
   metadata: e.metadata,
 });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EVENT_PERSONAL_FIELDS } from '#mds/activity';
 import { CAMPAIGN_EVENT_PERSONAL_FIELDS } from '#mds/campaigns';
 import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED, erasedIdentifierText } from '#mds/customers';
+import { ATTEMPT_EVENT_ID_SQL } from '#mds/datatargets';
 import type { RecordedEvent } from '#mds/event-store';
 import { SALE_PERSONAL_FIELDS, TRANSACTION_PERSONAL_FIELDS } from '#mds/sales';
 import type { ProjectionTx } from '../runtime/projection';
@@ -146,24 +147,56 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
     );
     await tx.query(`UPDATE ${q(schema, 'campaign_sale_people')} SET email = ${marker('email')}, phone = ${marker('phone')} WHERE email IN ${emails} OR phone IN ${phones}`, [nonce]);
   }
+  await tx.query(`CREATE TEMP TABLE erased_messages (datatarget_id text, message_number bigint, PRIMARY KEY (datatarget_id, message_number)) ON COMMIT DROP`);
   for (const schema of await schemasOf(tx, 'datasync', 'datasync_messages')) {
     const change = `m.message->'change'`;
     await tx.query(
-      `UPDATE ${q(schema, 'datasync_messages')} m SET message = jsonb_set(m.message, '{change}', mds_personal_redact(${change}, $1, $2))
+      `WITH u AS (UPDATE ${q(schema, 'datasync_messages')} m SET message = jsonb_set(m.message, '{change}', mds_personal_redact(${change}, $1, $2))
         WHERE lower(coalesce(${change}->>'email', ${change}->>'sale_email', ${change}->'fields'->>'sale_email')) IN ${emails}
            OR coalesce(${change}->>'phone_number', ${change}->>'sale_phone_number', ${change}->'fields'->>'sale_phone_number') IN ${values('phone_number')}
            OR coalesce(${change}->>'customer_token', ${change}->>'cb_token') IN ${tokens}
            OR (m.message->>'datatype' = 'customers' AND ${change}->>'external_id' IN ${exts})
-           OR (m.message->>'datatype' IN ('events', 'sales') AND coalesce(${change}->>'customer_id', ${change}->>'sale_customer_id') IN ${exts})`,
+           OR (m.message->>'datatype' IN ('events', 'sales') AND coalesce(${change}->>'customer_id', ${change}->>'sale_customer_id') IN ${exts})
+        RETURNING m.datatarget_id, m.message_number)
+       INSERT INTO erased_messages SELECT * FROM u ON CONFLICT DO NOTHING`,
       [nonce, keys(ANY_RECORD_FIELDS)],
     );
   }
+  await eraseEchoedReplies(tx, nonce);
   // Datasync's copies of the customers: their next change is folded from the (redacted) log instead.
   for (const schema of await schemasOf(tx, 'datasync', 'datasync_customers')) {
     await tx.query(`DELETE FROM ${q(schema, 'datasync_customers')} WHERE customer_id IN (SELECT customer_id FROM erasing)`);
   }
-  await tx.query('DROP TABLE erasing, erase_at, erase_values');
+  await tx.query('DROP TABLE erasing, erase_at, erase_values, erased_messages');
   return { customers: forgotten.length, records };
+}
+
+/**
+ * The replies to the webhook attempts that sent the erased datasync messages (a receiver may have
+ * echoed them): kept beside the log and in the outlet log read model, each becomes a marker.
+ */
+async function eraseEchoedReplies(tx: ProjectionTx, nonce: string): Promise<void> {
+  const schemas = await schemasOf(tx, 'datatargets', 'outlet_log');
+  for (const [i, schema] of schemas.entries()) {
+    const { rows } = await tx.query<{ outlet_id: string; entry_number: string }>(
+      `WITH hit AS (
+         SELECT DISTINCT l.outlet_id, l.entry_number FROM ${q(schema, 'outlet_log')} l JOIN ${q(schema, 'outlets')} o USING (outlet_id)
+           JOIN erased_messages m ON m.datatarget_id = o.datatarget_id
+            AND m.message_number BETWEEN (l.request->'messages'->>0)::bigint AND (l.request->'messages'->>1)::bigint
+          WHERE l.http_reply IS NOT NULL AND l.request ? 'messages')
+       UPDATE ${q(schema, 'outlet_log')} l SET http_reply = mds_personal_marker(l.http_reply, $1)
+         FROM hit WHERE l.outlet_id = hit.outlet_id AND l.entry_number = hit.entry_number
+       RETURNING l.outlet_id, l.entry_number`,
+      [nonce],
+    );
+    // The kept replies once, from whichever generation found them first (their ids name the entry).
+    if (i > 0 || rows.length === 0) continue;
+    await tx.query(
+      `UPDATE mds_personal_data p SET records = (SELECT jsonb_agg(to_jsonb(mds_personal_marker(x, $1))) FROM jsonb_array_elements_text(p.records) x)
+        WHERE p.event_id IN (SELECT ${ATTEMPT_EVENT_ID_SQL('h.outlet_id', 'h.entry_number::text')} FROM jsonb_to_recordset($2::jsonb) AS h(outlet_id text, entry_number bigint))`,
+      [nonce, JSON.stringify(rows)],
+    );
+  }
 }
 
 /**

@@ -79,8 +79,9 @@ async function insertMessages(events: RecordedEvent[], tx: ProjectionTx): Promis
 async function insertAttempts(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
   const attempts = pageEvents(events, '$1');
   await tx.query(
-    `WITH a AS (SELECT substr(e.stream, ${'outlet-'.length + 1}) AS outlet_id, e.ord, d.entry, d.request, d.http_request, d.http_reply, d.state
-                  FROM ${attempts.from} CROSS JOIN LATERAL jsonb_to_record(e.data) AS d(entry jsonb, request jsonb, http_request text, http_reply text, state jsonb)),
+    // The reply: kept beside the log (`replies`, merged back where it is read), or in the event (schema 1).
+    `WITH a AS (SELECT substr(e.stream, ${'outlet-'.length + 1}) AS outlet_id, e.ord, d.entry, d.request, d.http_request, coalesce(d.http_reply, d.replies->>0) AS http_reply, d.state
+                  FROM ${attempts.from} CROSS JOIN LATERAL jsonb_to_record(e.data) AS d(entry jsonb, request jsonb, http_request text, http_reply text, replies jsonb, state jsonb)),
      logged AS (INSERT INTO outlet_log (outlet_id, entry_number, entry, request, http_request, http_reply)
                 SELECT outlet_id, (entry->>'entry_number')::bigint, entry, request, http_request, http_reply FROM a ORDER BY ord ON CONFLICT DO NOTHING)
      UPDATE outlets o SET state = l.state

@@ -1,8 +1,7 @@
 import type { Pool, QueryResultRow } from 'pg';
-import { applyMasks, attemptBody, type AttemptRequest, type OutletDefinition, type OutletLogEntry, type OutletState } from '#mds/datatargets';
+import { applyMasks, attemptBody, isCredentialParam, isSensitiveHeader, MASK, SEALED, type AttemptRequest, type OutletDefinition, type OutletLogEntry, type OutletState } from '#mds/datatargets';
 import { withTransaction } from '#mds/platform';
 
-const SENSITIVE_HEADER = /authorization|cookie|token|secret|key|password|signature/i;
 
 export interface OutletRow {
   definition: OutletDefinition;
@@ -13,12 +12,12 @@ export interface OutletRow {
 
 /** What the API shows of an outlet: its request (credentials in headers masked), batching, delivery state. */
 export function outletView({ definition: d, state: s }: OutletRow): Record<string, unknown> {
-  const headers = Object.fromEntries(Object.entries(d.request.headers).map(([k, v]) => [k, SENSITIVE_HEADER.test(k) ? '***' : v]));
+  const headers = Object.fromEntries(Object.entries(d.request.headers).map(([k, v]) => [k, isSensitiveHeader(k) || v === SEALED ? MASK : v]));
   return {
     id: d.outlet_id,
     outlet_type: d.outlet_type,
     enabled: s.paused === null,
-    request: { url: d.request.url, method: d.request.method, headers, format: d.request.format, content: d.request.content },
+    request: { url: maskedUrl(d.request.url), method: d.request.method, headers, format: d.request.format, content: d.request.content },
     is_batched: d.is_batched,
     max_batch_size: d.max_batch_size,
     min_request_interval: d.min_request_interval,
@@ -30,6 +29,20 @@ export function outletView({ definition: d, state: s }: OutletRow): Record<strin
     next_attempt_at: s.retry_at,
     created_at: d.created_at,
   };
+}
+
+/** The URL as shown: credential query values masked (sealed in the log; in clear in outlets created before that). */
+function maskedUrl(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  let masked = false;
+  for (const [name] of [...parsed.searchParams]) {
+    if (isCredentialParam(name)) {
+      parsed.searchParams.set(name, MASK);
+      masked = true;
+    }
+  }
+  return masked ? parsed.toString() : url;
 }
 
 interface DatatargetRow {

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { ATTEMPT_EVENT_ID_SQL } from '#mds/datatargets';
 import { withTransaction } from '#mds/platform';
 import { qualified, schemasOf } from '../runtime/read-model-schemas';
 
@@ -45,6 +46,23 @@ export async function expireDeliveredMessages(pool: Pool, now: Date = new Date()
            FROM jsonb_to_recordset($1::jsonb) AS x(datatarget_id text, first bigint, last bigint)
           WHERE m.datatarget_id = x.datatarget_id AND m.message_number BETWEEN x.first AND x.last`,
         [json, EXPIRED_MESSAGE],
+      );
+    }
+    // The replies to the attempts that sent them (a receiver may have echoed them) go with them.
+    for (const [i, schema] of (await schemasOf(query, 'datatargets', 'outlet_log')).entries()) {
+      const { rows } = await client.query<{ outlet_id: string; entry_number: string }>(
+        `UPDATE ${qualified(schema, 'outlet_log')} l SET http_reply = $2
+           FROM ${qualified(schema, 'outlets')} o, jsonb_to_recordset($1::jsonb) AS x(datatarget_id text, first bigint, last bigint)
+          WHERE o.outlet_id = l.outlet_id AND o.datatarget_id = x.datatarget_id AND l.request ? 'messages' AND l.http_reply IS DISTINCT FROM $2
+            AND (l.request->'messages'->>0)::bigint <= x.last AND (l.request->'messages'->>1)::bigint >= x.first
+        RETURNING l.outlet_id, l.entry_number`,
+        [json, EXPIRED_MESSAGE],
+      );
+      if (i > 0 || rows.length === 0) continue;
+      await client.query(
+        `UPDATE mds_personal_data p SET records = jsonb_build_array(to_jsonb($2::text))
+          WHERE p.event_id IN (SELECT ${ATTEMPT_EVENT_ID_SQL('h.outlet_id', 'h.entry_number::text')} FROM jsonb_to_recordset($1::jsonb) AS h(outlet_id text, entry_number bigint))`,
+        [JSON.stringify(rows), EXPIRED_MESSAGE],
       );
     }
     return { posts: due.length, messages: due.reduce((n, p) => n + Number(p.last) - Number(p.first) + 1, 0) };

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { Command, InvalidArgumentError } from 'commander';
+import { maskSealed } from '#mds/platform';
 import { listParked, projectionStatuses, rebuildProjection, retryParked, type Projection, type RebuildProgress } from '#mds/projections';
 import { progressPrinter, type Progress } from './progress';
 import { auditCommands, queryCommand, replayCommand } from './audit';
@@ -198,7 +199,7 @@ export function buildCli(): Command {
           for (const e of await runtime.store.readStream(opts.stream)) {
             if (remaining <= 0) break;
             if (e.position < opts.from || (opts.type && !opts.type.includes(e.type))) continue;
-            await write(`${JSON.stringify(e)}\n`);
+            await write(`${JSON.stringify({ ...e, data: maskSealed(e.data) })}\n`);
             remaining--;
           }
           return;
@@ -206,7 +207,7 @@ export function buildCli(): Command {
         let after = Math.max(opts.from - 1, 0);
         while (remaining > 0) {
           const page = await runtime.store.readAll({ after, limit: Math.min(1000, remaining), filter: opts.type ? { types: opts.type } : undefined });
-          for (const e of page.events) await write(`${JSON.stringify(e)}\n`);
+          for (const e of page.events) await write(`${JSON.stringify({ ...e, data: maskSealed(e.data) })}\n`);
           remaining -= page.events.length;
           if (page.position === after) break;
           after = page.position;

@@ -1,7 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   closeKeptAliveConnections,
+  attemptEventId,
   DELIVERY_ATTEMPTED,
+  DELIVERY_ATTEMPTED_SCHEMA,
   deliver,
   MAX_UNRECORDED_BATCHES,
   OUTLET_CONTROLLED,
@@ -16,6 +18,9 @@ import {
   type OutletState,
   type OutletStreamEvent,
   type AttemptLog,
+  credentialValues,
+  withCredentials,
+  type OutletCredentials,
 } from '#mds/datatargets';
 import type { Logger, OutletConfig } from '#mds/platform';
 import type { Runtime } from '#mds/runtime';
@@ -281,10 +286,20 @@ export class DeliveryWorker {
     const body = attemptBody({ batched: def.is_batched, body: true }, def.request.content, messages);
     const webhookId = `msg_${outletId}_${state.batch_number}`;
     const secret = this.secretOf(def.secret_sealed);
+    const credentials = this.credentialsOf(def.credentials_sealed);
+    const request = withCredentials(def.request, credentials);
     const startedAt = performance.timeOrigin + performance.now();
     const result = await deliver(
-      { url: def.request.url, method: def.request.method, headers: { ...def.request.headers, 'content-type': 'application/json' }, body: def.request.method === 'GET' ? undefined : body },
-      { allowPrivate: this.config.allowPrivate, connectTimeoutMs: this.config.connectTimeoutMs, totalTimeoutMs: this.config.totalTimeoutMs, secret, webhookId, keepAliveKey: `${this.id}:${outletId}` },
+      { url: request.url, method: request.method, headers: { ...request.headers, 'content-type': 'application/json' }, body: request.method === 'GET' ? undefined : body },
+      {
+        allowPrivate: this.config.allowPrivate,
+        connectTimeoutMs: this.config.connectTimeoutMs,
+        totalTimeoutMs: this.config.totalTimeoutMs,
+        secret,
+        webhookId,
+        keepAliveKey: `${this.id}:${outletId}`,
+        masked: credentialValues(credentials),
+      },
     );
     const firstNumber = Number(batch[0].number);
     const lastNumber = Number(batch[batch.length - 1].number);
@@ -319,10 +334,13 @@ export class DeliveryWorker {
       // The body is the messages through the template (where masked, said by offsets): kept by reference.
       request: { head: result.requestHead, template: templateKey(def.request.content), batched: def.is_batched, messages: [firstNumber, lastNumber], body: def.request.method !== 'GET', ...(result.bodyMasks ? { masks: result.bodyMasks } : {}) },
       ...(result.signature !== undefined ? { signature: result.signature } : {}),
-      http_reply: result.rawReply ?? null,
+      reply: result.rawReply === undefined ? null : { bytes: Buffer.byteLength(result.rawReply), sha256: createHash('sha256').update(result.rawReply).digest('hex') },
+      ...(result.rawReply !== undefined ? { replies: [result.rawReply] as [string] } : {}),
       state: next,
     };
-    const events: OutletStreamEvent[] = [{ type: DELIVERY_ATTEMPTED, data: attempted, metadata: { actor: 'outlet-worker' } }];
+    const events: OutletStreamEvent[] = [
+      { id: attemptEventId(outletId, entryNumber), type: DELIVERY_ATTEMPTED, data: attempted, metadata: { actor: 'outlet-worker', schema: DELIVERY_ATTEMPTED_SCHEMA } },
+    ];
     if (pause) {
       this.logger.warn({ outlet: outletId, failingSince: next.failing_since }, 'outlet paused itself after failing too long; resume it to continue');
       const paused: OutletControlled = { outlet_id: outletId, action: 'paused_failing', by: 'outlet-worker', at: new Date().toISOString(), state: { ...next, paused: 'failing' } };
@@ -339,6 +357,15 @@ export class DeliveryWorker {
   }
 
   private opened?: { sealed: string; secret: string };
+
+  /** The outlet's request credentials, opened once per sealed value. */
+  private credentialsOf(sealed: string | null | undefined): OutletCredentials | null {
+    if (!sealed) return null;
+    if (this.openedCredentials?.sealed !== sealed) this.openedCredentials = { sealed, credentials: JSON.parse(this.runtime.accessDeps.secrets.open(sealed)) as OutletCredentials };
+    return this.openedCredentials.credentials;
+  }
+
+  private openedCredentials?: { sealed: string; credentials: OutletCredentials };
 
   /** A datasync batch's after_update: the change delivered last before it ("" before the first). */
   private async updateBefore(datatargetId: string, lastDelivered: number): Promise<string> {

@@ -3,6 +3,8 @@ import type { Scope } from './scopes';
 
 // Stored event types: literal strings, never derived from class names. Schema versions live in metadata.
 export const USER_CREATED = 'UserCreated';
+/** Schema of UserCreated: 2 seals the password hash (1 kept it in clear; an upcaster seals those on read). */
+export const USER_CREATED_SCHEMA = 2;
 export const USER_LOGIN_FAILED = 'UserLoginFailed';
 export const USER_AUTHENTICATED = 'UserAuthenticated';
 export const USER_UNLOCKED = 'UserUnlocked';
@@ -34,8 +36,11 @@ export const ACCESS_EVENT_TYPES = [
 export interface UserCreated {
   user_id: string;
   username: string;
-  /** scrypt hash; the password itself is never stored. */
-  password_hash: string;
+  /**
+   * The scrypt hash, sealed with the service's secret key: a reader of the log (an auditor) must not
+   * get what an offline attack on the password needs. The password itself is never stored.
+   */
+  password_hash_sealed: string;
   roles: Role[];
   /** The TOTP secret, sealed with the service's secret key (it must be readable to check codes). */
   totp_secret_sealed: string | null;

@@ -30,3 +30,4 @@ export { RecordTokenUseHandler } from './record-token-use/record-token-use.handl
 export { ChangeIntegrationCommand } from './change-integration/change-integration.command';
 export { ChangeIntegrationHandler } from './change-integration/change-integration.handler';
 export { AccessModule } from './access.module';
+export { accessUpcasters } from './access.upcasters';

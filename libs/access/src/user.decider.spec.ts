@@ -3,7 +3,7 @@ import { decideLogin, evolveUser, initialUserState, isLocked, type UserState } f
 
 const created: UserEvent = {
   type: USER_CREATED,
-  data: { user_id: 'u1', username: 'ada', password_hash: 'h', roles: ['admin'], totp_secret_sealed: 'sealed', created_at: '2026-01-01T00:00:00Z' },
+  data: { user_id: 'u1', username: 'ada', password_hash_sealed: 'v1.h', roles: ['admin'], totp_secret_sealed: 'sealed', created_at: '2026-01-01T00:00:00Z' },
 };
 const given = (...events: UserEvent[]): UserState => events.reduce(evolveUser, initialUserState);
 const failed: UserEvent = { type: USER_LOGIN_FAILED, data: { user_id: 'u1', reason: 'password', at: 'now' } };

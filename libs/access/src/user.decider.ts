@@ -13,7 +13,8 @@ export interface UserState {
   exists: boolean;
   userId?: string;
   username?: string;
-  passwordHash?: string;
+  /** The scrypt hash, sealed (UserCreated keeps it so). */
+  passwordHashSealed?: string;
   roles: Role[];
   totpSecretSealed: string | null;
   consecutiveFailures: number;
@@ -30,7 +31,7 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
         exists: true,
         userId: event.data.user_id,
         username: event.data.username,
-        passwordHash: event.data.password_hash,
+        passwordHashSealed: event.data.password_hash_sealed,
         roles: event.data.roles,
         totpSecretSealed: event.data.totp_secret_sealed,
       };

@@ -82,6 +82,8 @@ export interface OutletRequestInput {
   format?: 'json';
   content?: unknown;
   is_batched?: boolean;
+  /** Header names whose values are credentials besides those named so (sealed like them). */
+  secret_headers?: string[];
 }
 
 /** A destination the outlet may be given: http(s), no credentials in the URL (they go in headers, which are masked). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * Events of the datatargets context. `datatarget-<id>` holds a datatarget's definition, its posted
  * messages and its outlets' definitions; every event there carries `last_message_number` (the number
@@ -11,6 +12,8 @@ export const DATATARGET_DELETED = 'DatatargetDeleted';
 export const MESSAGES_POSTED = 'MessagesPosted';
 export const OUTLET_CREATED = 'OutletCreated';
 export const OUTLET_CHANGED = 'OutletChanged';
+/** Schema of OutletCreated and OutletChanged: 2 seals the request's credentials (credentials_sealed). */
+export const OUTLET_SCHEMA = 2;
 export const OUTLET_DELETED = 'OutletDeleted';
 export const DELIVERY_ATTEMPTED = 'DeliveryAttempted';
 export const OUTLET_CONTROLLED = 'OutletControlled';
@@ -55,6 +58,12 @@ export interface OutletDefinition {
   min_request_interval: string;
   /** Standard Webhooks signing secret, sealed (never stored in clear, never shown). */
   secret_sealed: string | null;
+  /**
+   * The request's credentials (header values and URL query values: outlet-credentials.ts), sealed;
+   * the request holds "[sealed]" in their place. Absent in events before they were sealed (an
+   * upcaster seals those on read).
+   */
+  credentials_sealed?: string | null;
   created_at: string;
 }
 
@@ -65,7 +74,7 @@ export interface OutletCreated {
 
 export interface OutletChanged {
   outlet_id: string;
-  changes: Partial<Pick<OutletDefinition, 'request' | 'is_batched' | 'max_batch_size' | 'min_request_interval' | 'secret_sealed'>>;
+  changes: Partial<Pick<OutletDefinition, 'request' | 'is_batched' | 'max_batch_size' | 'min_request_interval' | 'secret_sealed' | 'credentials_sealed'>>;
   last_message_number: number;
 }
 
@@ -143,9 +152,34 @@ export interface DeliveryAttempted {
   http_request?: string;
   /** The `webhook-signature` sent, when signed. */
   signature?: string;
-  http_reply: string | null;
+  /** The reply's size and SHA-256 (null: no reply); its text is kept beside the log (`replies`). */
+  reply?: { bytes: number; sha256: string } | null;
+  /**
+   * `[text]` of the reply (capped at 64 KiB), which the log never holds: kept apart as a whole list
+   * (PERSONAL_FIELDS), where forgetting and a datatarget's retention_days reach it. A receiver may echo
+   * what it got: a person's whole record.
+   */
+  replies?: [string];
+  /** Schema 1: the reply text, in the log (an upcaster turns it into `reply` for readers). */
+  http_reply?: string | null;
   state: OutletState;
 }
+
+/** Schema of DeliveryAttempted: 2 keeps the reply's text beside the log (1 held it in the event). */
+export const DELIVERY_ATTEMPTED_SCHEMA = 2;
+
+/**
+ * The id of an outlet's attempt, derived from the outlet and the entry number: a retried append of
+ * the same attempt is the same event, and forgetting and retention find the reply kept beside it as
+ * PostgreSQL computes the same id (`md5('attempt:' || outlet_id || ':' || entry_number)::uuid`).
+ */
+export function attemptEventId(outletId: string, entryNumber: number): string {
+  const h = createHash('md5').update(`attempt:${outletId}:${entryNumber}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/** attemptEventId in SQL, of the expressions naming the outlet and the entry number. */
+export const ATTEMPT_EVENT_ID_SQL = (outletId: string, entryNumber: string) => `md5('attempt:' || ${outletId} || ':' || ${entryNumber})::uuid`;
 
 export interface OutletControlled {
   outlet_id: string;

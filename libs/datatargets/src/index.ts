@@ -2,6 +2,7 @@ export * from './datatarget.events';
 export * from './datatarget.decider';
 export * from './outlet-delivery';
 export * from './delivery';
+export * from './outlet-credentials';
 export { CreateDatatargetCommand } from './create-datatarget/create-datatarget.command';
 export { CreateDatatargetHandler } from './create-datatarget/create-datatarget.handler';
 export { ChangeDatatargetCommand } from './change-datatarget/change-datatarget.command';
@@ -20,3 +21,4 @@ export { ControlOutletCommand, type OperatorAction } from './control-outlet/cont
 export { appendControl, ControlOutletHandler } from './control-outlet/control-outlet.handler';
 export { DatatargetsModule } from './datatargets.module';
 export { AttemptLog, MAX_UNRECORDED_BATCHES, openAttemptLog, type OutletStreamEvent } from './record-attempts/attempt-log';
+export { datatargetUpcasters } from './datatarget.upcasters';

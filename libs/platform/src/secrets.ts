@@ -42,6 +42,18 @@ export class SecretBox {
     return hash('sha256', `${this.hashKey}\n${value}`);
   }
 
+  /**
+   * seal, with the IV derived from the key and the value (and a context naming the use): the same
+   * value seals to the same text. For values sealed where they are read (an upcaster sealing what an
+   * older event kept in clear), so what a projection builds from them is the same on every rebuild.
+   */
+  sealStable(plain: string, context: string): string {
+    const iv = createHmac('sha256', this.secretKey).update(`mds stable seal v1\n${context}\n`).update(plain).digest().subarray(0, 12);
+    const cipher = createCipheriv('aes-256-gcm', this.secretKey, iv);
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), data.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  }
+
   open(sealed: string): string {
     const [version, iv, data, tag] = sealed.split('.');
     if (version !== 'v1' || !iv || !data || !tag) throw new Error('not a sealed secret');
@@ -69,4 +81,19 @@ export function loadSecretKey(options: { secretKey?: string; dataDir: string; lo
   fs.writeFileSync(file, key.toString('base64'), { mode: 0o600, flag: 'wx' });
   options.logger?.info({ file }, 'generated the service secret key (set MDS_SECRET_KEY to share one key between processes)');
   return key;
+}
+
+/** What readers of the log see in place of a sealed value. */
+export const SEALED_MARK = '[sealed]';
+
+/**
+ * A copy of an event's data for readers of the log (the audit API and export, `mds events read`):
+ * every value under a key ending in `_sealed` shows as "[sealed]" (null stays null: no secret).
+ */
+export function maskSealed(data: unknown): unknown {
+  if (Array.isArray(data)) return data.map(maskSealed);
+  if (data === null || typeof data !== 'object') return data;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) out[k] = k.endsWith('_sealed') && v !== null ? SEALED_MARK : maskSealed(v);
+  return out;
 }

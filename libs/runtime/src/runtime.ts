@@ -11,8 +11,8 @@ import { CUSTOMER_PERSONAL_FIELDS, CUSTOMERS_IMPORTED } from '#mds/customers';
 import { EVENT_PERSONAL_FIELDS, EVENTS_IMPORTED } from '#mds/activity';
 import { SALE_PERSONAL_FIELDS, SALES_IMPORTED } from '#mds/sales';
 import { CAMPAIGN_EVENT_PERSONAL_FIELDS, CAMPAIGN_EVENTS_IMPORTED } from '#mds/campaigns';
-import { MESSAGES_POSTED } from '#mds/datatargets';
-import type { AccessDeps } from '#mds/access';
+import { datatargetUpcasters, DELIVERY_ATTEMPTED, MESSAGES_POSTED } from '#mds/datatargets';
+import { accessUpcasters, type AccessDeps } from '#mds/access';
 import {
   createLogger,
   createPool,
@@ -39,11 +39,16 @@ export const PERSONAL_FIELDS: PersonalFields = {
   [CAMPAIGN_EVENTS_IMPORTED]: CAMPAIGN_EVENT_PERSONAL_FIELDS,
   // Clients' own payloads, kept whole so a datatarget's retention_days can drop them once delivered.
   [MESSAGES_POSTED]: { list: 'messages' },
+  // A webhook receiver's reply may echo what it got (a person's whole record): kept apart likewise.
+  [DELIVERY_ATTEMPTED]: { list: 'replies' },
 };
 
-/** Upcasters of every context's events; contexts register theirs here as their events evolve. */
-export function createUpcasters(): UpcasterRegistry {
-  return new UpcasterRegistry();
+/**
+ * Upcasters of every context's events; contexts register theirs here as their events evolve. Those
+ * that seal what older events kept in clear take the service's SecretBox.
+ */
+export function createUpcasters(secrets: SecretBox): UpcasterRegistry {
+  return new UpcasterRegistry().register(...accessUpcasters(secrets), ...datatargetUpcasters(secrets));
 }
 
 /**
@@ -104,10 +109,11 @@ export async function openRuntime(
     ], logger);
     const notifications = new PgNotifications(databaseUrl, ['mds_events', 'mds_checkpoints', OUTLETS_CHANNEL], logger);
     await notifications.start();
-    const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, eventStoreMaxAppendBytes: config.eventStoreMaxAppendBytes, notifications, upcasters: createUpcasters(), personalFields: PERSONAL_FIELDS });
+    const secrets = new SecretBox(() => loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir, logger }));
+    const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, eventStoreMaxAppendBytes: config.eventStoreMaxAppendBytes, notifications, upcasters: createUpcasters(secrets), personalFields: PERSONAL_FIELDS });
     const url = databaseUrl;
     const accessDeps: AccessDeps = {
-      secrets: new SecretBox(() => loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir, logger })),
+      secrets,
       passwordHashCost: config.passwordHashCost,
       lockoutFailures: config.loginLockoutFailures,
     };

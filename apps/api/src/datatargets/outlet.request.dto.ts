@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { BodyOptional, Satisfies, WhenSent } from '../platform/request-validation';
 
 const METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'];
@@ -45,6 +45,13 @@ export class WebhookRequestBody {
   @WhenSent()
   @IsBoolean({ message: 'request.is_batched must be true or false' })
   is_batched?: boolean;
+
+  /** Header names whose values are credentials besides those named so (Authorization, X-Api-Key, …): sealed and masked like them. */
+  @WhenSent()
+  @IsArray({ message: 'request.secret_headers must be a list of header names' })
+  @IsString({ each: true, message: 'request.secret_headers must be a list of header names' })
+  @ArrayMaxSize(50, { message: 'request.secret_headers must be a list of at most 50 header names' })
+  secret_headers?: string[];
 }
 
 /** What creating and changing an outlet share. */

@@ -42,7 +42,7 @@ export class IssueTokenWithPasswordHandler implements ICommandHandler<IssueToken
         await verifyPassword(cmd.password ?? '', await decoyHash(this.deps.passwordHashCost));
         throw unauthorized(BAD_LOGIN);
       }
-      const passwordOk = await verifyPassword(cmd.password ?? '', state.passwordHash!);
+      const passwordOk = await verifyPassword(cmd.password ?? '', this.deps.secrets.open(state.passwordHashSealed!));
       const totpRequired = state.totpSecretSealed !== null;
       const now = this.deps.now ? this.deps.now() : new Date();
       const totpStep =

@@ -3,7 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, WrongExpectedRevisionError, type EventStore } from '#mds/event-store';
 import { conflict, invalidRequest } from '#mds/platform';
 import { ACCESS_DEPS, nowIso, userIdFor, type AccessDeps } from '../access.deps';
-import { USER_CREATED, userStream, type UserCreated } from '../access.events';
+import { USER_CREATED, USER_CREATED_SCHEMA, userStream, type UserCreated } from '../access.events';
 import { hashPassword } from '../credentials/password';
 import { base32Decode } from '../credentials/totp';
 import { isRole } from '../roles';
@@ -41,13 +41,13 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand, Cre
     const data: UserCreated = {
       user_id: userId,
       username,
-      password_hash: await hashPassword(cmd.password, this.deps.passwordHashCost),
+      password_hash_sealed: this.deps.secrets.seal(await hashPassword(cmd.password, this.deps.passwordHashCost)),
       roles: [...new Set(cmd.roles)],
       totp_secret_sealed: cmd.totpSecret ? this.deps.secrets.seal(cmd.totpSecret.replace(/[\s=-]/g, '').toUpperCase()) : null,
       created_at: nowIso(this.deps),
     };
     try {
-      const result = await this.store.append(userStream(userId), [{ type: USER_CREATED, data, metadata: { actor: cmd.actor } }], { expectedRevision: 'no_stream' });
+      const result = await this.store.append(userStream(userId), [{ type: USER_CREATED, data, metadata: { actor: cmd.actor, schema: USER_CREATED_SCHEMA } }], { expectedRevision: 'no_stream' });
       return { user_id: userId, username, roles: data.roles, totp: Boolean(data.totp_secret_sealed), position: result.position };
     } catch (err) {
       if (err instanceof WrongExpectedRevisionError) throw conflict(`user "${username}" already exists`);

@@ -3,9 +3,10 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { appendDecided, EVENT_STORE, type EventStore } from '#mds/event-store';
 import { invalidRequest, SECRET_BOX, type SecretBox } from '#mds/platform';
 import { intervalOf, liveHead, metadataOf, outletRequest } from '../datatarget.decider';
-import { datatargetStream, OUTLET_CHANGED, type OutletChanged } from '../datatarget.events';
+import { datatargetStream, OUTLET_CHANGED, OUTLET_SCHEMA, type OutletChanged } from '../datatarget.events';
 import { appendControl } from '../control-outlet/control-outlet.handler';
 import { ChangeOutletCommand } from './change-outlet.command';
+import { mergeCredentials, splitCredentials, type OutletCredentials } from '../outlet-credentials';
 
 /** Definition changes go into the datatarget's stream, pausing and resuming into the outlet's (where delivery reads its state). */
 @CommandHandler(ChangeOutletCommand)
@@ -18,7 +19,12 @@ export class ChangeOutletHandler implements ICommandHandler<ChangeOutletCommand,
   async execute({ current, input, meta }: ChangeOutletCommand): Promise<number> {
     const changes: OutletChanged['changes'] = {};
     if (input.request !== undefined) {
-      changes.request = outletRequest(input.request, current.request);
+      const { request, credentials } = splitCredentials(outletRequest(input.request, current.request), input.request.secret_headers);
+      // The parts the change leaves alone keep their credentials, the parts it sends bring theirs.
+      const kept = current.credentials_sealed ? (JSON.parse(this.secrets.open(current.credentials_sealed)) as OutletCredentials) : null;
+      const merged = mergeCredentials(kept, { headers: input.request.headers !== undefined, url: input.request.url !== undefined }, credentials);
+      changes.request = request;
+      changes.credentials_sealed = merged ? this.secrets.seal(JSON.stringify(merged)) : null;
       if (input.request.is_batched !== undefined) changes.is_batched = input.request.is_batched;
     }
     if (input.is_batched !== undefined) changes.is_batched = input.is_batched;
@@ -30,7 +36,7 @@ export class ChangeOutletHandler implements ICommandHandler<ChangeOutletCommand,
     if (Object.keys(changes).length > 0) {
       ({ position } = await appendDecided(this.store, datatargetStream(current.datatarget_id), (last) => {
         const { lastMessageNumber } = liveHead(last, current.datatarget_id);
-        return [{ type: OUTLET_CHANGED, data: { outlet_id: current.outlet_id, changes, last_message_number: lastMessageNumber } satisfies OutletChanged, metadata: metadataOf(meta) }];
+        return [{ type: OUTLET_CHANGED, data: { outlet_id: current.outlet_id, changes, last_message_number: lastMessageNumber } satisfies OutletChanged, metadata: { ...metadataOf(meta), schema: OUTLET_SCHEMA } }];
       }));
     }
     if (input.enabled !== undefined) position = await appendControl(this.store, current.outlet_id, input.enabled ? 'resume' : 'pause', meta);

@@ -7,7 +7,7 @@
 export const MASK = '***';
 
 const SENSITIVE_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'webhook-signature']);
-const SENSITIVE_PARTS = ['token', 'secret', 'key', 'password', 'signature'];
+const SENSITIVE_PARTS = ['token', 'secret', 'key', 'password', 'signature', 'auth', 'session', 'credential'];
 
 export type HeaderList = Array<[name: string, value: string]>;
 
@@ -15,6 +15,11 @@ export function isSensitiveHeader(name: string): boolean {
   const lower = name.toLowerCase();
   return SENSITIVE_NAMES.has(lower) || SENSITIVE_PARTS.some((part) => lower.includes(part));
 }
+
+const CREDENTIAL_PARAM = /token|secret|key|password|passwd|pwd|auth|signature|^sig$|^code$|session|credential/i;
+
+/** A URL query parameter that carries a credential (`api_key`, `access_token`, `sig` …). */
+export const isCredentialParam = (name: string): boolean => CREDENTIAL_PARAM.test(name);
 
 // Shorter values are left alone: masking every "1" of an `x-key-version: 1` would garble the log,
 // and the header line itself is masked by name anyway.

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { destinationProblem } from './destination';
-import { applyMasks, HeaderList, maskSpans, maskText, renderReply, renderRequest, sensitiveValues } from './raw-message';
+import { applyMasks, HeaderList, isCredentialParam, MASK, maskSpans, maskText, renderReply, renderRequest, sensitiveValues } from './raw-message';
 import { secretSpellings, signPayload } from './signing';
 
 export interface WebhookRequest {
@@ -34,6 +34,8 @@ export interface DeliveryOptions {
    * out, was cut at the reply cap or failed is dropped. Absent: a connection per delivery.
    */
   keepAliveKey?: string;
+  /** More values to mask wherever they show (the outlet's URL query credentials, which no header name gives away). */
+  masked?: readonly string[];
 }
 
 export interface DeliveryResult {
@@ -69,9 +71,11 @@ export async function deliver(request: WebhookRequest, options: DeliveryOptions)
   const target = parseTarget(request);
   const startedAt = now();
   const headers = outgoingHeaders(request, options, Math.floor(startedAt.getTime() / 1000), target.url);
-  const secrets = [...(options.secret ? secretSpellings(options.secret) : []), ...sensitiveValues(headers)];
+  // Short credential values are masked by name in the request line only (as headers are): masking
+  // every "1" of a reply would garble it.
+  const secrets = [...(options.secret ? secretSpellings(options.secret) : []), ...sensitiveValues(headers), ...(options.masked ?? []).filter((v) => v.length >= 8)];
   const mask = (text: string): string => maskText(text, secrets);
-  const requestTarget = target.url ? target.url.pathname + target.url.search : request.url;
+  const requestTarget = target.url ? target.url.pathname + maskedSearch(target.url) : request.url;
   const head = mask(renderRequest(request.method, requestTarget, wireHeaders(request, headers, target.url, options.keepAliveKey !== undefined), undefined));
   // The body is masked apart from the head (a secret never spans the blank line between them), once.
   const bodyMasks = maskSpans(request.body ?? '', secrets);
@@ -453,3 +457,25 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
 }
+
+/** The query with the values of credential parameters masked (`?api_key=***`), as the delivery log shows it. */
+function maskedSearch(url: URL): string {
+  if (!url.search) return '';
+  return `?${url.search
+    .slice(1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq === -1 ? pair : pair.slice(0, eq);
+      return eq !== -1 && isCredentialParam(decodeURIComponentSafe(name)) ? `${name}=${MASK}` : pair;
+    })
+    .join('&')}`;
+}
+
+const decodeURIComponentSafe = (s: string): string => {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+};
