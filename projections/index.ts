@@ -33,7 +33,20 @@ export * from './runtime/read-side';
 export * from './runtime/replay';
 export { IMPORT_PROJECTIONS, QUERY_PROJECTIONS, runStatus } from './runs/runs.queries';
 export { auditEvent, auditEvents, type AuditEvent } from './audit/audit.queries';
-export { canonicalJson, chainHash, exportLines, GENESIS, verifyExport, type ExportProgress, type VerifyResult } from './audit/audit-export';
+export {
+  appendCheckpoint,
+  AUDIT_CHAIN_STREAM,
+  AUDIT_CHECKPOINTED,
+  canonicalJson,
+  chainHash,
+  chainPointAt,
+  exportLines,
+  GENESIS,
+  verifyExport,
+  type ExportProgress,
+  type SignedPoint,
+  type VerifyResult,
+} from './audit/audit-export';
 export { accessProjection } from './access/access.projection';
 export { activeTokenIds, authenticateToken, countUsers, findAccessToken, findDatasource, findIntegration, findTokenByHash, listAccessTokens, listDatasources, listIntegrations, type AccessTokenListed, type IntegrationToken, type RateCount, type TokenRecord } from './access/access.queries';
 export { shopsProjection } from './shops/shops.projection';

@@ -1,6 +1,6 @@
 import { Client, type Pool } from 'pg';
 import type { EventStore, ReadAllPage, RecordedEvent } from '#mds/event-store';
-import { quoteIdent, type Logger } from '#mds/platform';
+import { quoteIdent, type AuditSigner, type Logger } from '#mds/platform';
 import { createGeneration, dropRetiredGenerations, getGeneration, liveGeneration, pointViews, type Generation } from './catalog';
 import { EventDataNeeded, NAME, type Projection, type ProjectionTx } from './projection';
 import { readEventsAt } from './read-side';
@@ -16,6 +16,10 @@ export interface RunnerDeps {
   leaseRetryMs: number;
   /** ProjectionTx.keyedHash, under the service key. */
   keyedHash?: (value: string) => string;
+  /** The audit trail's signing key: a projector with it appends signed chain checkpoints (audit-anchor.ts). */
+  auditSigner?: () => AuditSigner;
+  /** How often; 0 or absent: never. */
+  auditCheckpointMs?: number;
 }
 
 /** How long a projection's checkpoint may trail reads past events it does not take. */

@@ -4,16 +4,19 @@ import { dropRetiredGenerations, listGenerations } from './catalog';
 import type { Projection } from './projection';
 import { assertValidProjection } from './projection';
 import { ProjectionWorker, type ProjectionStatus, type RunnerDeps } from './projection-runner';
+import { AuditAnchor } from '../audit/audit-anchor';
 
 /** Runs every registered projection (each behind its own lease) in this process. */
 export class Projector {
   private readonly workers: ProjectionWorker[] = [];
+  private readonly anchor: AuditAnchor;
 
   constructor(
     private readonly deps: RunnerDeps,
     private readonly projections: Projection[],
   ) {
     projections.forEach(assertValidProjection);
+    this.anchor = new AuditAnchor(deps);
   }
 
   async start(): Promise<void> {
@@ -23,6 +26,7 @@ export class Projector {
       worker.start();
       this.workers.push(worker);
     }
+    this.anchor.start();
   }
 
   /** Names of the projections whose lease this process holds right now. */
@@ -31,6 +35,7 @@ export class Projector {
   }
 
   async stop(): Promise<void> {
+    await this.anchor.stop();
     await Promise.all(this.workers.map((w) => w.stop()));
     this.workers.length = 0;
   }

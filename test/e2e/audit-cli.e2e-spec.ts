@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { customersProjection, PROJECTIONS, rebuildProjection, verifyExport, waitForProjection } from '#mds/projections';
+import { readPublicKey } from '#mds/platform';
+import { canonicalJson, chainHash, customersProjection, PROJECTIONS, rebuildProjection, verifyExport, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
 import { runCli } from '../support/processes';
@@ -30,7 +31,9 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
   beforeAll(async () => {
     api = await startTestApi({ projections: PROJECTIONS.filter((p) => p.name !== 'access') });
     token = (await seedUserToken(api.rt, 'auditing-admin', ['admin'])).token;
-    env = { DATABASE_URL: api.rt.db.url, LOG_LEVEL: 'warn', MDS_SECRET_KEY: 'c'.repeat(64), MDS_PASSWORD_HASH_COST: '10', MDS_PROJECTION_BATCH_SIZE: '7' };
+    env = {
+      DATABASE_URL: api.rt.db.url, LOG_LEVEL: 'warn', MDS_SECRET_KEY: 'c'.repeat(64), MDS_AUDIT_SIGNING_KEY: api.rt.config.auditSigningKey!, MDS_PASSWORD_HASH_COST: '10', MDS_PROJECTION_BATCH_SIZE: '7',
+    };
   });
   afterAll(async () => {
     await api?.close();
@@ -137,9 +140,10 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
       lines = fs.readFileSync(exported, 'utf8').split('\n').slice(0, -1);
     }, 60_000);
 
-    it('writes one chained line per event in position order, then the count and the head', async () => {
+    it('writes the start, one chained line per event in position order, then the count and the head, signed', async () => {
       const head = await api.rt.store.headPosition();
-      const events = lines.slice(0, -1).map((l) => JSON.parse(l));
+      expect(JSON.parse(lines[0])).toEqual({ start: { count: 0, head: '0'.repeat(64), position: 0 } });
+      const events = lines.slice(1, -1).map((l) => JSON.parse(l));
       // Every event of the log (positions 1, 2, 3 … on PostgreSQL; commit positions on EventStoreDB).
       const positions = (await api.rt.store.readAll({ limit: 100_000 })).events.map((e) => e.position);
       expect(events.map((l) => l.event.position)).toEqual(positions);
@@ -147,9 +151,11 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
       expect(events[1].prev).toBe(events[0].hash);
       expect(events[0].prev).toBe('0'.repeat(64));
       expect(Object.keys(events[0].event)).toEqual(['created_at', 'data', 'metadata', 'position', 'revision', 'stream', 'type']);
-      expect(JSON.parse(lines[lines.length - 1])).toEqual({ count: positions.length, from: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/), head: events[events.length - 1].hash, to: head });
+      expect(JSON.parse(lines[lines.length - 1])).toEqual({
+        count: positions.length, from: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/), head: events[events.length - 1].hash, key_id: expect.stringMatching(/^[0-9a-f]{16}$/), signature: expect.any(String), to: head,
+      });
       const ok = await runCli(['audit', 'verify', exported], env);
-      expect([ok.code, ok.stdout.trim()]).toEqual([0, `${exported}: ok, ${positions.length} events, chain head ${events[events.length - 1].hash}`]);
+      expect([ok.code, ok.stdout.trim()]).toEqual([0, `${exported}: ok, ${positions.length} events, chain head ${events[events.length - 1].hash}; signatures not checked (give --public-key)`]);
     });
 
     it('gives the same bytes for the same range on every run and after a rebuild', async () => {
@@ -157,7 +163,7 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
       const range = ['audit', 'export', '--from', String(positions[2]), '--to', String(positions[14])];
       const first = await runCli(range, env);
       expect(first.code).toBe(0);
-      expect(first.stdout.split('\n').slice(0, -2).map((l) => JSON.parse(l).event.position)).toEqual(positions.slice(2, 15));
+      expect(first.stdout.split('\n').slice(1, -2).map((l) => JSON.parse(l).event.position)).toEqual(positions.slice(2, 15));
       await rebuildProjection(api.rt.runnerDeps(), customersProjection);
       const second = await runCli(range, env);
       expect(second.stdout).toBe(first.stdout);
@@ -190,7 +196,7 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
         const file = path.join(dir, 'forgetting.jsonl');
         fs.writeFileSync(file, out.stdout);
         const ok = await runCli(['audit', 'verify', file], env);
-        expect([ok.code, ok.stdout.trim()]).toEqual([0, `${file}: ok, ${was.length - 1} events, chain head ${was[was.length - 1].head}`]);
+        expect([ok.code, ok.stdout.trim()]).toEqual([0, `${file}: ok, ${was.length - 2} events, chain head ${was[was.length - 1].head}; signatures not checked (give --public-key)`]);
       }
     }, 60_000);
 
@@ -209,21 +215,24 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
         return res.stderr.trim().replace(`mds: ${file}: `, '');
       };
       const byte = (line: string, at: number) => `${line.slice(0, at)}${line[at] === '1' ? '2' : '1'}${line.slice(at + 1)}`;
-      const k = 5; // the fifth line (index 4)
+      const k = 5; // the fifth line (index 4): the fourth event, after the start line
+      const n = k - 1;
+      const events = lines.length - 2;
       const dataAt = lines[k - 1].indexOf('"position":') + 11;
       const changes: Array<[string, string[], RegExp]> = [
         ['a digit of the event', lines.map((l, i) => (i === k - 1 ? byte(l, dataAt) : l)), /^line 5: hash does not match/],
-        ['a line deleted', lines.filter((_, i) => i !== k - 1), /^line 5: numbered 6, expected 5/],
-        ['two lines swapped', lines.map((l, i) => (i === k - 1 ? lines[k] : i === k ? lines[k - 1] : l)), /^line 5: numbered 6, expected 5/],
+        ['a line deleted', lines.filter((_, i) => i !== k - 1), new RegExp(`^line 5: numbered ${n + 1}, expected ${n}`)],
+        ['two lines swapped', lines.map((l, i) => (i === k - 1 ? lines[k] : i === k ? lines[k - 1] : l)), new RegExp(`^line 5: numbered ${n + 1}, expected ${n}`)],
         ['a digit of its hash', lines.map((l, i) => (i === k - 1 ? byte(l, l.indexOf('"hash":"') + 8) : l)), /^line 5: hash does not match/],
-        ['its number', lines.map((l, i) => (i === k - 1 ? l.replace(`"n":${k},`, `"n":${k + 1},`) : l)), /^line 5: numbered 6, expected 5/],
+        ['its number', lines.map((l, i) => (i === k - 1 ? l.replace(`"n":${n},`, `"n":${n + 1},`) : l)), new RegExp(`^line 5: numbered ${n + 1}, expected ${n}`)],
         ['a space', lines.map((l, i) => (i === k - 1 ? l.replace('{"event":', '{ "event":') : l)), /^line 5: not as written/],
         ['a quote', lines.map((l, i) => (i === k - 1 ? l.replace('"', "'") : l)), /^line 5: not JSON/],
         ['the count', lines.map((l, i) => (i === lines.length - 1 ? l.replace(/"count":\d+/, '"count":1') : l)), new RegExp(`^line ${lines.length}: the final line counts 1 events`)],
-        ['the last event deleted', lines.filter((_, i) => i !== lines.length - 2), new RegExp(`^line ${lines.length - 1}: the final line counts ${lines.length - 1} events, the file has ${lines.length - 2}`)],
+        ['the last event deleted', lines.filter((_, i) => i !== lines.length - 2), new RegExp(`^line ${lines.length - 1}: the final line counts ${events} events, the file has ${events - 1}`)],
         ['the final line deleted', lines.slice(0, -1), new RegExp(`^line ${lines.length}: the file ends without its final line`)],
-        ['two lines swapped and renumbered', lines.map((l, i) => (i === k - 1 ? lines[k].replace(`"n":${k + 1},`, `"n":${k},`) : i === k ? lines[k - 1].replace(`"n":${k},`, `"n":${k + 1},`) : l)), /^line 5: prev is not the hash of the line before it/],
-        ['a line added at the end', [...lines, lines[0]], new RegExp(`^line ${lines.length + 1}: a line after the final line`)],
+        ['two lines swapped and renumbered', lines.map((l, i) => (i === k - 1 ? lines[k].replace(`"n":${n + 1},`, `"n":${n},`) : i === k ? lines[k - 1].replace(`"n":${n},`, `"n":${n + 1},`) : l)), /^line 5: prev is not the hash of the line before it/],
+        ['a line added at the end', [...lines, lines[1]], new RegExp(`^line ${lines.length + 1}: a line after the final line`)],
+        ['the start line deleted', lines.slice(1), /^line 1: the first line is not the start line/],
       ];
       for (const [what, changed, message] of changes) expect([what, await verify(changed)]).toEqual([what, expect.stringMatching(message)]);
       // Every byte of a line, changed, is found on that line (the check the CLI runs, in this process),
@@ -231,16 +240,83 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
       // changes them (a change that keeps the line canonical JSON passes).
       const withPersonal = lines.findIndex((l) => l.includes('"personal":'));
       expect(withPersonal).toBeGreaterThanOrEqual(0);
-      for (const index of [2, withPersonal, lines.length - 1]) {
+      // With the public key: a changed byte of the signature or key id counts too.
+      const key = readPublicKey((await send('GET', '/api/audit/public-key/')).body.public_key);
+      for (const index of [0, 2, withPersonal, lines.length - 1]) {
         const line = lines[index];
         const personal = line.indexOf(',"personal":');
         const beside = (at: number) => personal >= 0 && at > personal + 12 && at < line.indexOf(',"prev":');
         for (let at = 0; at < line.length; at++) {
-          const result = await verifyExport(lines.map((l, i) => (i === index ? byte(l, at) : l)));
+          const result = await verifyExport(lines.map((l, i) => (i === index ? byte(l, at) : l)), key);
           if (beside(at)) expect([index, at, result.ok || result.line]).toEqual([index, at, result.ok || index + 1]);
           else expect([index, at, result]).toEqual([index, at, expect.objectContaining({ ok: false, line: index + 1 })]);
         }
       }
+    }, 120_000);
+
+    it('with the public key, finds a chain recomputed after an edit, a cut tail closed anew, a range that does not join, and a forged checkpoint', async () => {
+      await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'BEFORE-1' }] }));
+      const checkpoint = await runCli(['audit', 'checkpoint'], env);
+      expect([checkpoint.code, checkpoint.stdout]).toEqual([0, expect.stringMatching(/^checkpoint at position \d+: \d+ events, chain head [0-9a-f]{64}\n$/)]);
+      expect((await runCli(['audit', 'checkpoint'], env)).stdout).toBe('no event since the last checkpoint\n');
+      await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'AFTER-1' }, { external_id: 'AFTER-2' }] }));
+      const keyFile = path.join(dir, 'audit.pem');
+      const served = (await api.call('/api/audit/public-key/')).body;
+      const printed = await runCli(['audit', 'public-key'], env);
+      expect([served.algorithm, printed.stdout]).toEqual(['Ed25519', served.public_key]);
+      fs.writeFileSync(keyFile, served.public_key);
+      const key = readPublicKey(served.public_key);
+      const whole = (await runCli(['audit', 'export'], env)).stdout.split('\n').slice(0, -1);
+      const file = path.join(dir, 'signed.jsonl');
+      fs.writeFileSync(file, `${whole.join('\n')}\n`);
+      const ok = await runCli(['audit', 'verify', file, '--public-key', keyFile], env);
+      expect([ok.code, ok.stdout]).toEqual([0, expect.stringMatching(new RegExp(`ok, ${whole.length - 2} events, chain head [0-9a-f]{64}; signed by key ${served.key_id}, 1 checkpoint\\(s\\) of the log inside`))]);
+
+      /** The lines with the chain computed again over what they now say, as someone rewriting the file would. */
+      const recompute = (ls: string[]) => {
+        const start = JSON.parse(ls[0]).start;
+        let prev = start.head as string;
+        let count = 0;
+        const out = [ls[0]];
+        for (const l of ls.slice(1, -1)) {
+          const line = JSON.parse(l) as Json;
+          line.prev = prev;
+          line.n = start.count + ++count;
+          line.hash = chainHash(prev, canonicalJson(line.event));
+          prev = line.hash;
+          out.push(canonicalJson(line));
+        }
+        const final = JSON.parse(ls[ls.length - 1]) as Json;
+        const range = { count, from: final.from, to: final.to };
+        out.push(canonicalJson({ ...final, ...range, head: prev, hash: chainHash(prev, canonicalJson(range)) }));
+        return out;
+      };
+      const cpLine = whole.findIndex((l) => l.includes('"type":"AuditChainCheckpointed"'));
+      const lastEvent = whole.length - 2;
+      const edit = (ls: string[], at: number, from: string, to: string) => ls.map((l, i) => (i === at ? l.replace(from, to) : l));
+      const cases: Array<[string, string[], RegExp]> = [
+        ['an event before the checkpoint edited, the chain recomputed', recompute(edit(whole, 3, '"revision":', '"revision":1')), new RegExp(`^line ${cpLine + 1}: the checkpoint names another chain head`)],
+        ['an event after it edited, the chain recomputed', recompute(edit(whole, lastEvent, 'AFTER-2', 'AFTER-3')), new RegExp(`^line ${whole.length}: the final line is not signed by this key`)],
+        ['the tail cut, the final line made anew', recompute([...whole.slice(0, lastEvent - 1), whole[whole.length - 1]]), new RegExp(`^line ${lastEvent}: the final line is not signed by this key`)],
+        ['the checkpoint forged to match an edit', recompute(edit(edit(whole, 3, '"revision":', '"revision":1'), cpLine, /"head":"[0-9a-f]{64}"/ as never, '"head":"' + 'f'.repeat(64) + '"')), new RegExp(`^line ${cpLine + 1}: `)],
+      ];
+      for (const [what, lines2, problem] of cases) {
+        // Without the key a rewritten chain is consistent; with it, it is found.
+        if (what !== 'the checkpoint forged to match an edit') expect([what, (await verifyExport(lines2)).ok]).toEqual([what, what.startsWith('an event before') ? false : true]);
+        const result = await verifyExport(lines2, key);
+        expect([what, result.ok ? 'ok' : `line ${result.line}: ${result.problem}`]).toEqual([what, expect.stringMatching(problem)]);
+      }
+      // A range export starts at the chain's point before it, signed: it joins the chain, or is found.
+      const all = (await runCli(['audit', 'export'], env)).stdout.split('\n').slice(1, -2).map((l) => JSON.parse(l) as Json);
+      const from = all[all.length - 3];
+      const before = all[all.length - 4];
+      const range = (await runCli(['audit', 'export', '--from', String(from.event.position), '--to', String(all[all.length - 1].event.position)], env)).stdout.split('\n').slice(0, -1);
+      expect(JSON.parse(range[0]).start).toEqual({ count: before.n, head: before.hash, key_id: served.key_id, position: before.event.position, signature: expect.any(String) });
+      expect(await verifyExport(range, key)).toMatchObject({ ok: true, count: 3 });
+      const moved = recompute([range[0].replace(/"head":"[0-9a-f]{64}"/, `"head":"${'e'.repeat(64)}"`), ...range.slice(1)]);
+      expect(await verifyExport(moved, key)).toEqual({ ok: false, line: 1, problem: expect.stringMatching(/the start line is not signed by this key/) });
+      const refused = await runCli(['audit', 'verify', (fs.writeFileSync(file, `${moved.join('\n')}\n`), file), '--public-key', keyFile], env);
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/line 1: the start line is not signed by this key/)]);
     }, 120_000);
 
     it('refuses a bad range and a missing file', async () => {

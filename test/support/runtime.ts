@@ -26,7 +26,9 @@ export async function openTestRuntime(
   options: { projections?: Projection[]; env?: Record<string, string>; config?: Partial<AppConfig> } = {},
 ): Promise<TestRuntime> {
   const db = await createTestDatabase();
-  const config = { ...loadConfig({ MDS_SECRET_KEY: randomBytes(32).toString('hex'), ...eventLogEnv(db.url), ...options.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' }), ...options.config };
+  // Checkpoints of the audit chain only where a test asks for them: they are events of the log.
+  const keys = { MDS_SECRET_KEY: randomBytes(32).toString('hex'), MDS_AUDIT_SIGNING_KEY: randomBytes(32).toString('hex'), MDS_AUDIT_CHECKPOINT_MS: '0' };
+  const config = { ...loadConfig({ ...keys, ...eventLogEnv(db.url), ...options.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' }), ...options.config };
   const logLines: string[] = [];
   const runtime = await openRuntime(config, { logger: captureLogger(logLines, config.logLevel), projections: options.projections ?? [], role: 'test', poolSize: 8 });
   const closeRuntime = runtime.close.bind(runtime);

@@ -3,7 +3,9 @@ import * as readline from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Runtime } from '#mds/runtime';
+import { readPublicKey } from '#mds/platform';
 import {
+  appendCheckpoint,
   exportLines,
   listCampaigns,
   listCustomers,
@@ -14,6 +16,7 @@ import {
   replayInto,
   verifyExport,
   withReplaySchema,
+  type ExportProgress,
 } from '#mds/projections';
 import { withRuntime, positiveInt } from './cli-runtime';
 import { progressPrinter, rateAndEta, type Progress } from './progress';
@@ -123,11 +126,12 @@ export function auditCommands(program: Command): void {
         let last: Progress | undefined;
         let count = 0;
         try {
-          for await (const lines of exportLines(runtime.store, { from, to }, (p) => {
+          const onProgress = (p: ExportProgress) => {
             count = p.events;
             const span = Math.max(to - from + 1, 1);
             printer.update((last = { label: 'export', position: p.position, head: to, ...rateAndEta(started, p.events, (p.position - from + 1) / span) }));
-          })) {
+          };
+          for await (const lines of exportLines(runtime.store, { from, to }, { signer: runtime.auditSigner(), onProgress })) {
             await write(out, lines);
           }
           if (temp) {
@@ -145,12 +149,42 @@ export function auditCommands(program: Command): void {
     );
   audit
     .command('verify <file>')
-    .description('check an export: every line as written, chained to the one before, the final count and head; names the first line that is not')
-    .action(async (file: string) => {
+    .description('check an export: every line as written, chained to the one before, the final count and head; with --public-key every signature too; names the first line that is not')
+    .option('--public-key <file>', 'the service\'s audit public key (PEM, as GET /api/audit/public-key/ or `mds audit public-key` give it): checks the signed start, checkpoints and end')
+    .action(async (file: string, opts: { publicKey?: string }) => {
       if (!fs.existsSync(file)) throw new InvalidArgumentError(`no file ${file}`);
+      let key: ReturnType<typeof readPublicKey> | undefined;
+      if (opts.publicKey !== undefined) {
+        if (!fs.existsSync(opts.publicKey)) throw new InvalidArgumentError(`no file ${opts.publicKey}`);
+        try {
+          key = readPublicKey(fs.readFileSync(opts.publicKey, 'utf8'));
+        } catch (err) {
+          throw new InvalidArgumentError(`${opts.publicKey}: not an Ed25519 public key in PEM (${(err as Error).message})`);
+        }
+      }
       const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
-      const result = await verifyExport(lines);
+      const result = await verifyExport(lines, key);
       if (!result.ok) throw new Error(`${file}: line ${result.line}: ${result.problem}`);
-      process.stdout.write(`${file}: ok, ${result.count} events, chain head ${result.head}\n`);
+      const signed = key ? `; signed by key ${key.keyId}${result.checkpoints ? `, ${result.checkpoints} checkpoint(s) of the log inside` : ''}` : '; signatures not checked (give --public-key)';
+      process.stdout.write(`${file}: ok, ${result.count} events, chain head ${result.head}${signed}\n`);
     });
+  audit
+    .command('public-key')
+    .description('print the public key of the audit signing key (PEM), for `mds audit verify --public-key`')
+    .action(() =>
+      withRuntime(async (runtime) => {
+        const signer = runtime.auditSigner();
+        process.stdout.write(signer.publicKeyPem);
+        process.stderr.write(`key id ${signer.keyId}\n`);
+      }),
+    );
+  audit
+    .command('checkpoint')
+    .description('append a signed checkpoint of the audit chain to the log now (a projector does it every MDS_AUDIT_CHECKPOINT_MS)')
+    .action(() =>
+      withRuntime(async (runtime) => {
+        const appended = await appendCheckpoint(runtime.store, runtime.auditSigner());
+        process.stdout.write(appended ? `checkpoint at position ${appended.position}: ${appended.count} events, chain head ${appended.head}\n` : 'no event since the last checkpoint\n');
+      }),
+    );
 }

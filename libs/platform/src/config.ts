@@ -24,6 +24,10 @@ export interface AppConfig {
   leaseRetryMs: number;
   shutdownTimeoutMs: number;
   secretKey?: string;
+  /** MDS_AUDIT_SIGNING_KEY: the Ed25519 key signing the audit trail (else generated into the data directory). */
+  auditSigningKey?: string;
+  /** How often the audit trail's chain is checkpointed into the log (signed); 0: never. */
+  auditCheckpointMs: number;
   /** Requests per minute per access token and API process; 0 turns rate limiting off. */
   rateLimitPerMinute: number;
   /** log2 of scrypt's N for new password hashes. */
@@ -148,6 +152,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     leaseRetryMs: int(env, 'MDS_LEASE_RETRY_MS', 2000, 10, 600_000),
     shutdownTimeoutMs: int(env, 'MDS_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
     secretKey: env.MDS_SECRET_KEY?.trim() || undefined,
+    auditSigningKey: env.MDS_AUDIT_SIGNING_KEY?.trim() || undefined,
+    auditCheckpointMs: int(env, 'MDS_AUDIT_CHECKPOINT_MS', 60_000, 0, 86_400_000),
     rateLimitPerMinute: int(env, 'MDS_RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
     passwordHashCost: int(env, 'MDS_PASSWORD_HASH_COST', 15, 10, 20),
     loginLockoutFailures: int(env, 'MDS_LOGIN_LOCKOUT_FAILURES', 100, 1, 1_000_000),

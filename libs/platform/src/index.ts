@@ -10,3 +10,4 @@ export * from './logging';
 export * from './migrations';
 export * from './notifications';
 export * from './secrets';
+export * from './audit-signing';

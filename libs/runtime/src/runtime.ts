@@ -16,12 +16,14 @@ import { accessUpcasters, type AccessDeps } from '#mds/access';
 import {
   createLogger,
   createPool,
+  loadAuditSigner,
   loadSecretKey,
   PgNotifications,
   runMigrations,
   SecretBox,
   startEmbeddedPostgres,
   type AppConfig,
+  type AuditSigner,
   type EmbeddedPostgresHandle,
   type Logger,
   type Pool,
@@ -65,6 +67,8 @@ export interface Runtime {
   projections: Projection[];
   embedded?: EmbeddedPostgresHandle;
   accessDeps: AccessDeps;
+  /** The Ed25519 key signing the audit trail, loaded on first use (MDS_AUDIT_SIGNING_KEY or the data directory). */
+  auditSigner(): AuditSigner;
   runnerDeps(): RunnerDeps;
   close(): Promise<void>;
 }
@@ -118,6 +122,8 @@ export async function openRuntime(
       lockoutFailures: config.loginLockoutFailures,
     };
     const projections = options.projections ?? PROJECTIONS;
+    let signer: AuditSigner | undefined;
+    const auditSigner = () => (signer ??= loadAuditSigner({ signingKey: config.auditSigningKey, dataDir: config.dataDir, logger }));
     return {
       config,
       logger,
@@ -128,6 +134,7 @@ export async function openRuntime(
       projections,
       embedded,
       accessDeps,
+      auditSigner,
       runnerDeps: () => ({
         pool,
         databaseUrl: url,
@@ -137,6 +144,8 @@ export async function openRuntime(
         idleMs: config.projectionIdleMs,
         leaseRetryMs: config.leaseRetryMs,
         keyedHash: (value: string) => accessDeps.secrets.keyedHash(value),
+        auditSigner,
+        auditCheckpointMs: config.auditCheckpointMs,
       }),
       async close() {
         await notifications.close();

@@ -20,8 +20,9 @@ export function resolvedPath(request: FastifyRequest): string {
     .join('/');
 }
 
+/** Routes anyone may read: health, the API's documents, and the key that checks the audit trail's signatures. */
 function isPublic(path: string | undefined): boolean {
-  return path === '/health' || path === '/api/docs' || (path?.startsWith('/api/docs/') ?? false);
+  return path === '/health' || path === '/api/audit/public-key' || path === '/api/docs' || (path?.startsWith('/api/docs/') ?? false);
 }
 
 /**

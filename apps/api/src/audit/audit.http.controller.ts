@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import type { FastifyRequest } from 'fastify';
 import { auditEvents, type AuditEvent } from '#mds/projections';
 import { RUNTIME, type Runtime } from '#mds/runtime';
-import { RequirePermission } from '../access/permissions';
+import { Public, RequirePermission } from '../access/permissions';
 import { AuditEventsQuery } from './audit-events.request.dto';
 
 @ApiTags('audit')
@@ -11,6 +11,18 @@ import { AuditEventsQuery } from './audit-events.request.dto';
 @Controller('api/audit')
 export class AuditHttpController {
   constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+
+  @Get('public-key')
+  @Public()
+  @ApiOperation({
+    summary: 'The public key that checks the audit trail\'s signatures (Ed25519, PEM): no authentication',
+    description: 'Save `public_key` to a file and run `mds audit verify <export> --public-key <file>`: the signed start, checkpoints and end of an export are checked with it.',
+  })
+  @ApiOkResponse({ description: '`{algorithm: "Ed25519", key_id, public_key}`' })
+  publicKey(): { algorithm: 'Ed25519'; key_id: string; public_key: string } {
+    const signer = this.runtime.auditSigner();
+    return { algorithm: 'Ed25519', key_id: signer.keyId, public_key: signer.publicKeyPem };
+  }
 
   @Get('events')
   @RequirePermission('audit:read')

@@ -145,4 +145,21 @@ describe('postgres event log specifics', () => {
       await db.drop();
     }
   });
+
+  it('refuses an UPDATE, a DELETE or a TRUNCATE of the log, whoever asks', async () => {
+    const db = await createTestDatabase();
+    const pool = createPool(db.url, { max: 2 });
+    try {
+      await runMigrations(pool, [POSTGRES_EVENT_STORE_MIGRATIONS]);
+      const store = new PostgresEventStore(pool);
+      await store.append('append-only', [{ type: 'Kept', data: { amount: 1 } }]);
+      for (const sql of [`UPDATE mds_events SET data = '{"amount": 2}'`, 'DELETE FROM mds_events', 'TRUNCATE mds_events']) {
+        await expect(pool.query(sql)).rejects.toMatchObject({ code: '42501', message: expect.stringMatching(/the event log is append-only: (UPDATE|DELETE|TRUNCATE) on mds_events is refused/) });
+      }
+      expect((await store.readStream('append-only')).map((e) => e.data)).toEqual([{ amount: 1 }]);
+    } finally {
+      await pool.end();
+      await db.drop();
+    }
+  });
 });
