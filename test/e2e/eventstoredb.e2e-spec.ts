@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { keyedRunId } from '#mds/imports';
 import { customersProjection, datatargetsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
 import { seedUserToken, startTestApi, type TestApi } from '../support/api';
@@ -56,15 +57,93 @@ describe('the service with its event log on EventStoreDB (the wire-level double)
     expect(read.body.messages.map((m: { order: number }) => m.order)).toEqual(messages.map((m) => m.order));
   });
 
-  it('answers 503 in the envelope when the log is unavailable, records nothing, and takes the retry', async () => {
+  it('answers 503 in the envelope when the log stays unavailable, saying the outcome is unknown, records nothing, and takes the retry', async () => {
     const before = double.events.length;
-    double.failNext(1, { code: status.UNAVAILABLE }, 'append');
+    // The adapter tries an append whose answer is lost twice more; it cannot tell a refusal before the write.
+    double.failNext(3, { code: status.UNAVAILABLE }, 'append');
     const refused = await upload([{ external_id: 'ES-OUTAGE', first_name: 'Later' }]);
     expect(refused.status).toBe(503);
     expect(refused.body.error).toEqual({ code: 'unavailable', message: expect.stringContaining('event log is unavailable') });
+    expect(refused.body.error.message).toContain('may have been');
+    expect(refused.body.error.message).not.toContain('nothing was recorded');
     expect(double.events.length).toBe(before);
     const retried = await upload([{ external_id: 'ES-OUTAGE', first_name: 'Later' }]);
     expect(retried.status).toBe(200);
+  });
+});
+
+// An import the log committed whose answer was then lost (a status, a deadline, a dropped connection,
+// the server going down): its customers are recorded once and keep their personal fields, kept apart
+// in PostgreSQL, which the service did not delete; a retry with the same Idempotency-Key gets the first run.
+describe('the service with its event log on EventStoreDB: an import committed whose answer is lost', () => {
+  let double: EsdbDouble;
+  let api: TestApi;
+  let token: string;
+  let caller: string;
+  const headers = (key?: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) });
+  const upload = (customers: unknown[], key?: string) => api.call('/api/customers/upload/', { method: 'POST', headers: headers(key), body: JSON.stringify({ customers }) });
+  const customer = async (externalId: string) => (await api.call(`/api/data/customers/?external_id=${externalId}`, { headers: headers() })).body.customers?.[0];
+  const runs = () => new Set(double.events.filter((e) => e.stream.startsWith('import-')).map((e) => e.stream));
+
+  beforeAll(async () => {
+    double = await startEsdbDouble();
+    api = await startTestApi({ projections: [customersProjection], env: { EVENTSTORE_URL: double.url } });
+    const seeded = await seedUserToken(api.rt, 'esdb-lost', ['admin']);
+    token = seeded.token;
+    caller = `users/${seeded.userId}`;
+    // The token's first use is an append of its own: recorded now, not during the imports below.
+    expect((await api.call('/api/data/customers/', { headers: headers() })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await double?.close();
+  });
+
+  it.each([
+    ['UNAVAILABLE', { code: status.UNAVAILABLE }],
+    ['DEADLINE_EXCEEDED', { code: status.DEADLINE_EXCEEDED }],
+    ['a dropped connection', { drop: true as const }],
+  ])('answers 200, or 503 saying the outcome is unknown, after %s, and the customers are readable with their personal fields', async (how, failure) => {
+    const externalId = `LOST-${how.replace(/[^A-Za-z]/g, '')}`;
+    const person = { external_id: externalId, first_name: 'Grace', email: `${externalId.toLowerCase()}@example.com` };
+    const before = runs();
+    double.failAfterWrite(1, failure, 'import-');
+    const res = await upload([person]);
+    // 200 when the service could ask the log in time; 503, the outcome unknown, when it could not.
+    expect([200, 503]).toContain(res.status);
+    if (res.status === 503) expect(res.body.error.message).toContain('may have been');
+    const written = [...runs()].filter((s) => !before.has(s));
+    expect(written).toHaveLength(1);
+    if (res.status === 200) expect(written[0]).toBe(`import-${res.body.run_id}`);
+    // The header and one chunk, once.
+    expect(double.events.filter((e) => e.stream === written[0])).toHaveLength(2);
+    await eventually(async () => expect(await customer(externalId)).toMatchObject({ first_name: 'Grace', email: person.email }), { timeoutMs: 30_000 });
+  });
+
+  it('answers a retry with the same Idempotency-Key with the first run, appending nothing twice, after the server went down with the import committed', async () => {
+    const key = 'lost-then-retried';
+    const runId = keyedRunId(caller, key);
+    const person = { external_id: 'LOST-RETRIED', first_name: 'Ada', email: 'lost.retried@example.com' };
+    double.failAfterWrite(1, { drop: true, stayDown: true }, `import-${runId}`);
+    const lost = await upload([person], key);
+    expect(lost.status).toBe(503);
+    expect(lost.body.error).toEqual({ code: 'unavailable', message: expect.stringContaining('same Idempotency-Key') });
+    expect(lost.body.error.message).toContain('may have been');
+    const stored = double.events.filter((e) => e.stream === `import-${runId}`);
+    expect(stored).toHaveLength(2);
+    await double.restart();
+    const calls = double.appendCalls;
+    // The client's retry, as a client retries a 503 (the first attempts may find the client reconnecting).
+    const retried = await eventually(async () => {
+      const res = await upload([person], key);
+      expect(res.status).toBe(200);
+      return res;
+    });
+    expect(retried.body).toMatchObject({ response: 'ok', run_id: runId, accepted: 1 });
+    expect(double.events.filter((e) => e.stream === `import-${runId}`)).toEqual(stored);
+    expect(double.events.filter((e) => e.stream.startsWith('import-')).map((e) => e.id).filter((id, i, all) => all.indexOf(id) !== i)).toEqual([]);
+    expect(double.appendCalls).toBe(calls);
+    await eventually(async () => expect(await customer('LOST-RETRIED')).toMatchObject({ first_name: 'Ada', email: 'lost.retried@example.com' }), { timeoutMs: 30_000 });
   });
 });
 

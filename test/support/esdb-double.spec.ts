@@ -239,3 +239,124 @@ describe('the EventStoreDB double on the wire: reads and subscriptions', () => {
     }
   });
 });
+
+type WireAnswer = { revision: string; position: string } | { code: number; exception?: string };
+
+/** An Append call as the client sends it (one stream, these events, an expected revision): the answer, or the call's failure. */
+function wireAppend(double: EsdbDouble, stream: string, events: Array<{ id: string; type?: string; data?: string }>, expected: 'any' | 'no_stream' | number = 'any'): Promise<WireAnswer> {
+  const client = new streamsGrpc.StreamsClient(/^esdb:\/\/([^/?]+)/.exec(double.url)![1], grpc.credentials.createInsecure());
+  return new Promise<WireAnswer>((resolve) => {
+    const call = client.append((err: grpc.ServiceError | null, resp: any) => {
+      if (err) return resolve({ code: err.code, exception: err.metadata?.get('exception')[0]?.toString() });
+      if (resp.hasWrongExpectedVersion()) return resolve({ code: grpc.status.FAILED_PRECONDITION, exception: 'wrong-expected-version' });
+      const success = resp.getSuccess();
+      resolve({ revision: success.getCurrentRevision(), position: success.hasNoPosition() ? 'none' : success.getPosition().getCommitPosition() });
+    });
+    const options = new streamsPb.AppendReq.Options();
+    const identifier = new sharedPb.StreamIdentifier();
+    identifier.setStreamName(Buffer.from(stream, 'utf8'));
+    options.setStreamIdentifier(identifier);
+    if (expected === 'any') options.setAny(new sharedPb.Empty());
+    else if (expected === 'no_stream') options.setNoStream(new sharedPb.Empty());
+    else options.setRevision(String(expected));
+    const header = new streamsPb.AppendReq();
+    header.setOptions(options);
+    call.write(header);
+    for (const e of events) {
+      const message = new streamsPb.AppendReq.ProposedMessage();
+      const id = new sharedPb.UUID();
+      id.setString(e.id);
+      message.setId(id);
+      message.getMetadataMap().set('type', e.type ?? 'Happened');
+      message.getMetadataMap().set('content-type', 'application/json');
+      message.setData(Buffer.from(e.data ?? '{}'));
+      message.setCustomMetadata(Buffer.from('{}'));
+      const req = new streamsPb.AppendReq();
+      req.setProposedMessage(message);
+      call.write(req);
+    }
+    call.end();
+  }).finally(() => client.close());
+}
+
+describe('the EventStoreDB double on the wire: idempotent appends and outcomes a client cannot know', () => {
+  let double: EsdbDouble | undefined;
+  afterEach(async () => {
+    await double?.close();
+    double = undefined;
+  });
+  const stored = (stream: string) => double!.events.filter((e) => e.stream === stream);
+
+  it('answers an idempotent append without a position by default (servers before 21.x), with the original one when told (21.x to 25.x)', async () => {
+    for (const idempotentPositions of [false, true]) {
+      const d = (double = await startEsdbDouble({ idempotentPositions }));
+      const events = [{ id: randomUUID() }, { id: randomUUID() }];
+      const first = await wireAppend(d, 's-1', events, 'no_stream');
+      expect(first).toEqual({ revision: '1', position: String(stored('s-1')[1].position) });
+      await wireAppend(d, 's-1', [{ id: randomUUID() }], 1);
+      const again = await wireAppend(d, 's-1', events, 'no_stream');
+      expect([idempotentPositions, again]).toEqual([idempotentPositions, { revision: '1', position: idempotentPositions ? (first as { position: string }).position : 'none' }]);
+      expect(stored('s-1')).toHaveLength(3);
+      await d.close();
+      double = undefined;
+    }
+  });
+
+  it('writes an append and then fails the call on cue, with a status or by dropping every connection, and serves again', async () => {
+    const d = (double = await startEsdbDouble());
+    for (const [i, failure] of [{ code: grpc.status.UNAVAILABLE }, { code: grpc.status.DEADLINE_EXCEEDED }, { drop: true as const }].entries()) {
+      const stream = `cued-${i}`;
+      const id = randomUUID();
+      d.failAfterWrite(1, failure);
+      const answer = await wireAppend(d, stream, [{ id }], 'no_stream');
+      // The client hears only a failure, yet the event is in the log.
+      expect(answer).toMatchObject({ code: 'code' in failure ? failure.code : expect.any(Number) });
+      expect('revision' in answer).toBe(false);
+      expect(stored(stream).map((e) => e.id)).toEqual([id]);
+      // The server answers again (after a drop, on the same port), and a retry is idempotent.
+      await eventually(async () => expect(await wireAppend(d, stream, [{ id }], 'no_stream')).toEqual({ revision: '0', position: 'none' }));
+      expect(stored(stream)).toHaveLength(1);
+    }
+  });
+
+  it('goes down after the write when told to stay down, until restarted', async () => {
+    const d = (double = await startEsdbDouble());
+    const id = randomUUID();
+    d.failAfterWrite(1, { drop: true, stayDown: true });
+    expect(await wireAppend(d, 'down-1', [{ id }])).toMatchObject({ code: expect.any(Number) });
+    expect(await wireAppend(d, 'down-2', [{ id: randomUUID() }])).toMatchObject({ code: grpc.status.UNAVAILABLE });
+    await d.restart();
+    await eventually(async () => expect(await wireAppend(d, 'down-1', [{ id }])).toEqual({ revision: '0', position: 'none' }));
+    expect(stored('down-1').map((e) => e.id)).toEqual([id]);
+  });
+
+  it('takes stream metadata as an append to $$<stream>, and refuses appends and reads of a tombstoned stream', async () => {
+    const d = (double = await startEsdbDouble());
+    const acl = { $acl: { $r: ['mds', '$admins'], $w: ['mds', '$admins'] } };
+    expect(await wireAppend(d, '$$s-1', [{ id: randomUUID(), type: '$metadata', data: JSON.stringify(acl) }], 'no_stream')).toMatchObject({ revision: '0' });
+    expect(d.streamMetadata('s-1')).toEqual(acl);
+    expect(d.streamMetadata('s-2')).toBeUndefined();
+    await wireAppend(d, 's-1', [{ id: randomUUID() }]);
+    const client = new streamsGrpc.StreamsClient(/^esdb:\/\/([^/?]+)/.exec(d.url)![1], grpc.credentials.createInsecure());
+    try {
+      const tombstone = (stream: string) =>
+        new Promise<number>((resolve) => {
+          const options = new streamsPb.TombstoneReq.Options();
+          const identifier = new sharedPb.StreamIdentifier();
+          identifier.setStreamName(Buffer.from(stream, 'utf8'));
+          options.setStreamIdentifier(identifier);
+          options.setAny(new sharedPb.Empty());
+          const req = new streamsPb.TombstoneReq();
+          req.setOptions(options);
+          client.tombstone(req, (err: grpc.ServiceError | null) => resolve(err ? err.code : grpc.status.OK));
+        });
+      expect(await tombstone('s-1')).toBe(grpc.status.OK);
+      expect(d.tombstoned('s-1')).toBe(true);
+      expect(await wireAppend(d, 's-1', [{ id: randomUUID() }])).toMatchObject({ exception: 'stream-deleted' });
+      await expect(wireRead(d, { stream: 's-1' }).done).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION });
+      expect(await tombstone('s-1')).toBe(grpc.status.FAILED_PRECONDITION);
+    } finally {
+      client.close();
+    }
+  });
+});

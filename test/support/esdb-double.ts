@@ -12,7 +12,8 @@
  *   stream's, the stored event ids from there on are compared with the appended ones: all stored →
  *   success without writing, none or some → WrongExpectedVersion; with `any`, all stored → success,
  *   none → written, some → WrongExpectedVersion. An idempotent success carries no log position
- *   (AlreadyCommitted completes with commit position -1, sent as `no_position`);
+ *   (AlreadyCommitted completes with commit position -1, sent as `no_position`), as servers before
+ *   21.x answer; with `idempotentPositions` it carries the original one, as 21.x to 25.x do;
  * - `$`-prefixed system events are in `$all` (written now and then, as the server's statistics and
  *   epochs are); filters by event type or stream name (regex or prefixes) leave them out;
  * - subscriptions to `$all` (from the start, the end or after a position) send a confirmation, the
@@ -23,11 +24,18 @@
  *   MaximumAppendSizeExceeded and writes nothing;
  * - reads of a stream that does not exist answer StreamNotFound; with `streamReadPositions: false`
  *   stream reads carry no log position (commit position -1), as some server versions send them;
+ * - stream metadata (`setStreamMetadata`, an ACL) is a `$metadata` event in `$$<stream>`, stored as
+ *   any append (`streamMetadata` reads the last); ACLs are not enforced (nor is any authentication);
+ * - a tombstoned stream (Tombstone) refuses appends and reads afterwards with StreamDeleted; the
+ *   tombstone record is not written to `$all`;
  * - `failNext` makes the next calls fail with a gRPC status (UNAVAILABLE, DEADLINE_EXCEEDED, ...)
- *   or with the server's exception header (access-denied, not-leader), to test error mapping;
- *   `stop` and `restart` take the server down and bring it back on the same port with the same log.
- * Not modelled: clustering and leader election, durability (all in memory), scavenging, deletes and
- * tombstones, stream metadata and ACLs, persistent subscriptions, server-side projections, performance.
+ *   or with the server's exception header (access-denied, not-leader), before anything is written;
+ *   `failAfterWrite` lets the next appends do what they do in the log and then fails the call (with
+ *   a status, or dropping every connection as a server restart does, or going down): an outcome the
+ *   client cannot know; `stop` and `restart` take the server down and bring it back on the same port
+ *   with the same log.
+ * Not modelled: clustering and leader election, durability (all in memory), scavenging, soft deletes,
+ * ACL enforcement, persistent subscriptions, server-side projections, deadlines, performance.
  */
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
@@ -68,9 +76,15 @@ export type Expected = { kind: 'any' } | { kind: 'no_stream' } | { kind: 'stream
 export type AppendOutcome =
   | { ok: true; revision: number; position: number | undefined }
   | { ok: false; wrong: { current: number; expected: Expected } }
-  | { ok: false; tooLarge: number };
+  | { ok: false; tooLarge: number }
+  | { ok: false; deleted: true };
 
 export type Failure = { code: grpc.status } | { exception: 'access-denied' | 'not-leader' };
+/**
+ * How an append fails after it was written: with a gRPC status, or every connection dropped (the
+ * server back on the same port at once, or, with `stayDown`, only at `restart`).
+ */
+export type FailureAfterWrite = { code: grpc.status } | { drop: true; stayDown?: boolean };
 /** What a failure may hit: appends (Append and BatchAppend), stream reads, `$all` reads, subscriptions. */
 export type CallKind = 'append' | 'readStream' | 'readAll' | 'subscribe';
 
@@ -81,6 +95,8 @@ export interface EsdbDoubleOptions {
   systemEventEvery?: number;
   /** Whether stream reads carry log positions (default true; some server versions send none). */
   streamReadPositions?: boolean;
+  /** Idempotent appends answered with the original position, as servers 21.x to 25.x do (default: `no_position`, as before 21.x). */
+  idempotentPositions?: boolean;
 }
 
 export interface EsdbDouble {
@@ -96,6 +112,12 @@ export interface EsdbDouble {
   readonly eventsSent: number;
   /** Makes the next `count` calls (of one kind, or any) fail: with a gRPC status code, or with an exception header. */
   failNext(count: number, failure: Failure, call?: CallKind): void;
+  /** Makes the next `count` appends (to streams starting with `stream`, or any) fail after the log took them (written, or answered as idempotent). */
+  failAfterWrite(count: number, failure: FailureAfterWrite, stream?: string): void;
+  /** The stream's metadata as last set (`$metadata` in `$$<stream>`), parsed; undefined when never set. */
+  streamMetadata(stream: string): unknown;
+  /** Whether the stream was tombstoned. */
+  tombstoned(stream: string): boolean;
   /** Writes a `$`-prefixed system event into `$all`, as the server's statistics and epochs do. */
   writeSystemEvent(): void;
   /** Goes down as a stopped server does: open calls end, the port refuses connections; the log is kept. */
@@ -117,10 +139,12 @@ export class DoubleLog {
   private nextPosition = 4096; // a log never starts at 0: the server writes its own records first
   private appendCount = 0;
   private readonly listeners = new Set<(e: StoredEvent) => void>();
+  readonly tombstoned = new Set<string>();
 
   constructor(
     private readonly maxAppendSize: number,
     private readonly systemEventEvery: number,
+    private readonly idempotentPositions = false,
   ) {
     this.write('$epochs', { id: randomUUID(), type: '$epoch-information', contentType: 'application/json', data: Buffer.from('{"epochNumber":0}'), customMetadata: Buffer.alloc(0) });
   }
@@ -143,6 +167,7 @@ export class DoubleLog {
     // Counted as the server's Event.SizeOnDisk counts: data, metadata, and the type as UTF-16.
     const size = proposed.reduce((n, p) => n + p.data.length + p.customMetadata.length + p.type.length * 2, 0);
     if (size > this.maxAppendSize) return { ok: false, tooLarge: this.maxAppendSize };
+    if (this.tombstoned.has(stream)) return { ok: false, deleted: true };
     const existing = this.streams.get(stream) ?? [];
     const current = existing.length - 1;
     const wrong = { ok: false as const, wrong: { current, expected } };
@@ -150,7 +175,10 @@ export class DoubleLog {
       const hits = proposed.filter((p, i) => existing[from + i]?.id === p.id).length;
       return hits === proposed.length ? 'all' : hits === 0 && !proposed.some((p) => existing.some((e) => e.id === p.id)) ? 'none' : 'some';
     };
-    const idempotent = (from: number): AppendOutcome => ({ ok: true, revision: from + proposed.length - 1, position: undefined });
+    const idempotent = (from: number): AppendOutcome => {
+      const last = from + proposed.length - 1;
+      return { ok: true, revision: last, position: this.idempotentPositions ? existing[last].position : undefined };
+    };
     if (proposed.length === 0) return { ok: true, revision: current, position: undefined };
     if (expected.kind === 'revision' || expected.kind === 'no_stream') {
       const at = expected.kind === 'revision' ? expected.revision : -1;
@@ -167,6 +195,16 @@ export class DoubleLog {
     for (const p of proposed) last = this.write(stream, p);
     if (++this.appendCount % this.systemEventEvery === 0) this.writeSystemEvent();
     return { ok: true, revision: last!.revision, position: last!.position };
+  }
+
+  /** Tombstones a stream (a hard delete) at the expected revision; it exists or not. */
+  tombstone(stream: string, expected: Expected): { ok: true } | { ok: false; wrong: { current: number; expected: Expected } } | { ok: false; deleted: true } {
+    if (this.tombstoned.has(stream)) return { ok: false, deleted: true };
+    const current = (this.streams.get(stream)?.length ?? 0) - 1;
+    const fits = expected.kind === 'any' || (expected.kind === 'no_stream' ? current < 0 : expected.kind === 'stream_exists' ? current >= 0 : expected.revision === current);
+    if (!fits) return { ok: false, wrong: { current, expected } };
+    this.tombstoned.add(stream);
+    return { ok: true };
   }
 
   private write(stream: string, e: Proposed): StoredEvent {
@@ -193,9 +231,10 @@ export function filterOf(f: any): (e: StoredEvent) => boolean {
 }
 
 export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<EsdbDouble> {
-  const log = new DoubleLog(options.maxAppendSize ?? 1024 * 1024, options.systemEventEvery ?? 3);
+  const log = new DoubleLog(options.maxAppendSize ?? 1024 * 1024, options.systemEventEvery ?? 3, options.idempotentPositions ?? false);
   const streamReadPositions = options.streamReadPositions ?? true;
   const failures: Array<{ failure: Failure; call?: CallKind }> = [];
+  const afterWrite: Array<{ failure: FailureAfterWrite; stream?: string }> = [];
   let appendCalls = 0;
   let eventsSent = 0;
   let port = 0;
@@ -205,7 +244,7 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
     const at = failures.findIndex((x) => x.call === undefined || x.call === kind);
     if (at < 0) return undefined;
     const f = failures.splice(at, 1)[0].failure;
-    if ('code' in f) return Object.assign(new Error(`double: ${grpc.status[f.code]}`), { code: f.code, details: grpc.status[f.code], metadata: new grpc.Metadata() });
+    if ('code' in f) return statusError(f.code);
     const metadata = new grpc.Metadata();
     metadata.set('exception', f.exception);
     // The server names the leader to reconnect to (here: itself, a cluster of one).
@@ -215,6 +254,31 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
     }
     const code = f.exception === 'access-denied' ? grpc.status.PERMISSION_DENIED : grpc.status.NOT_FOUND;
     return Object.assign(new Error(`double: ${f.exception}`), { code, details: f.exception, metadata });
+  };
+
+  const statusError = (code: grpc.status) => Object.assign(new Error(`double: ${grpc.status[code]}`), { code, details: grpc.status[code], metadata: new grpc.Metadata() });
+  /**
+   * The failure an append meets once the log took it, if one is cued: a status to answer, or `drop`
+   * (every connection goes, as when the server restarts; the call gets no answer).
+   */
+  const failedAfterWrite = (stream: string): grpc.ServiceError | 'drop' | undefined => {
+    const at = afterWrite.findIndex((x) => x.stream === undefined || stream.startsWith(x.stream));
+    if (at < 0) return undefined;
+    const f = afterWrite.splice(at, 1)[0].failure;
+    if ('drop' in f) {
+      void (async () => {
+        await stop();
+        if (!f.stayDown) await restart();
+      })();
+      return 'drop';
+    }
+    return statusError(f.code);
+  };
+  const streamDeleted = (stream: string) => {
+    const metadata = new grpc.Metadata();
+    metadata.set('exception', 'stream-deleted');
+    metadata.set('stream-name', stream);
+    return Object.assign(new Error(`double: stream ${stream} is deleted`), { code: grpc.status.FAILED_PRECONDITION, details: 'Stream deleted', metadata });
   };
 
   const proposedOf = (m: any): Proposed => ({
@@ -238,7 +302,9 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
       let positions = true;
       if (options.hasStream()) {
         const s = options.getStream();
-        const list = log.stream(streamName(s.getStreamIdentifier()));
+        const name = streamName(s.getStreamIdentifier());
+        if (log.tombstoned.has(name)) return call.emit('error', streamDeleted(name));
+        const list = log.stream(name);
         if (!list) {
           const resp = new streamsPb.ReadResp();
           const nf = new streamsPb.ReadResp.StreamNotFound();
@@ -276,6 +342,10 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
         appendCalls++;
         if (err) return callback(err);
         const outcome = log.append(stream, expected, proposed);
+        const lost = failedAfterWrite(stream);
+        if (lost === 'drop') return;
+        if (lost) return callback(lost);
+        if ('deleted' in outcome) return callback(streamDeleted(stream));
         const resp = new streamsPb.AppendResp();
         if (outcome.ok) {
           const success = new streamsPb.AppendResp.Success();
@@ -329,6 +399,9 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
         const err = failure('append');
         if (err) return call.emit('error', err);
         const outcome = log.append(batch.stream, batch.expected, batch.proposed);
+        const lost = failedAfterWrite(batch.stream);
+        if (lost === 'drop') return;
+        if (lost) return call.emit('error', lost);
         const resp = new streamsPb.BatchAppendResp();
         resp.setCorrelationId(req.getCorrelationId());
         resp.setStreamIdentifier(batch.identifier);
@@ -347,7 +420,13 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
         } else {
           const status = new statusPb.Status();
           const details = new Any();
-          if ('tooLarge' in outcome) {
+          if ('deleted' in outcome) {
+            status.setCode(grpc.status.FAILED_PRECONDITION);
+            status.setMessage('Stream Deleted');
+            const d = new sharedPb.StreamDeleted();
+            d.setStreamIdentifier(batch.identifier);
+            details.pack(d.serializeBinary(), 'event_store.client.StreamDeleted');
+          } else if ('tooLarge' in outcome) {
             status.setCode(grpc.status.INVALID_ARGUMENT);
             status.setMessage('Maximum Append Size Exceeded');
             const m = new sharedPb.MaximumAppendSizeExceeded();
@@ -376,8 +455,22 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
     delete(_call: unknown, callback: grpc.sendUnaryData<unknown>) {
       callback({ code: grpc.status.UNIMPLEMENTED, details: 'not part of the double' });
     },
-    tombstone(_call: unknown, callback: grpc.sendUnaryData<unknown>) {
-      callback({ code: grpc.status.UNIMPLEMENTED, details: 'not part of the double' });
+    tombstone(call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<unknown>) {
+      const o = call.request.getOptions();
+      const stream = streamName(o.getStreamIdentifier());
+      const expected: Expected = o.hasRevision() ? { kind: 'revision', revision: Number(o.getRevision()) } : o.hasNoStream() ? { kind: 'no_stream' } : o.hasStreamExists() ? { kind: 'stream_exists' } : { kind: 'any' };
+      const outcome = log.tombstone(stream, expected);
+      if (!outcome.ok) {
+        if ('deleted' in outcome) return callback(streamDeleted(stream));
+        const metadata = new grpc.Metadata();
+        metadata.set('exception', 'wrong-expected-version');
+        metadata.set('stream-name', stream);
+        metadata.set('actual-version', String(outcome.wrong.current));
+        return callback(Object.assign(new Error('double: wrong expected version'), { code: grpc.status.FAILED_PRECONDITION, details: 'Wrong expected version', metadata }));
+      }
+      const resp = new streamsPb.TombstoneResp();
+      resp.setNoPosition(new sharedPb.Empty());
+      callback(null, resp);
     },
   };
   const featuresService = {
@@ -485,6 +578,9 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
     server?.forceShutdown();
     server = undefined;
   };
+  const restart = async () => {
+    if (!server) server = await serve(port);
+  };
   return {
     url: `esdb://127.0.0.1:${port}?tls=false`,
     events: log.events,
@@ -500,11 +596,17 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
     failNext(count, failure, call) {
       for (let i = 0; i < count; i++) failures.push({ failure, call });
     },
+    failAfterWrite(count, failure, stream) {
+      for (let i = 0; i < count; i++) afterWrite.push({ failure, stream });
+    },
+    streamMetadata(stream) {
+      const set = log.stream(`$$${stream}`)?.filter((e) => e.type === '$metadata').at(-1);
+      return set ? JSON.parse(set.data.toString('utf8')) : undefined;
+    },
+    tombstoned: (stream) => log.tombstoned.has(stream),
     writeSystemEvent: () => log.writeSystemEvent(),
     stop,
-    async restart() {
-      if (!server) server = await serve(port);
-    },
+    restart,
     close: stop,
   };
 }

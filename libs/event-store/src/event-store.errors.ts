@@ -29,12 +29,16 @@ export class InvalidAppendError extends Error {
 /**
  * The log cannot be reached now (the server is down or restarting, a deadline passed, no leader):
  * worth retrying. `code` lets the HTTP layer answer 503 without importing the event store.
+ * `outcomeUnknown`: an append was sent and its answer lost, so it may have been recorded; a retry
+ * with the same event ids is then safe (the log's idempotence), one with new ids may record it twice.
  */
 export class EventStoreUnavailableError extends Error {
   override name = 'EventStoreUnavailableError';
   readonly code = 'MDS_EVENT_LOG_UNAVAILABLE';
-  constructor(message: string, cause?: unknown) {
+  readonly outcomeUnknown: boolean;
+  constructor(message: string, cause?: unknown, options: { outcomeUnknown?: boolean } = {}) {
     super(message, { cause });
+    this.outcomeUnknown = options.outcomeUnknown ?? false;
   }
 }
 

@@ -115,6 +115,8 @@ export interface ReadStreamOptions {
   fromRevision?: number;
   limit?: number;
   direction?: 'forwards' | 'backwards';
+  /** As in ReadAllOptions: only these types need their data (`[]`: none, for a reader after ids). */
+  withDataOf?: readonly string[];
 }
 
 export interface SubscribeOptions {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { WrongExpectedRevisionError, type EventStore } from '#mds/event-store';
 import { invalidRequest } from '#mds/platform';
 import { coerceList, CoercionError } from './coerce';
-import { DATA_QUERY_ACCEPTED, importStream, keyedRunId, previousAnswer, readRun, type DataQuery, type ImportRunAccepted } from './import-run';
+import { DATA_QUERY_ACCEPTED, importStream, keyedRunId, previousAnswer, readRun, runEventId, type DataQuery, type ImportRunAccepted } from './import-run';
 
 export const DATA_QUERY_DATATYPES = ['customers', 'products', 'events', 'sales'] as const;
 
@@ -114,7 +114,7 @@ export async function runDataQuery(
     matched,
   };
   try {
-    const result = await store.append(importStream(runId), [{ type: DATA_QUERY_ACCEPTED, data: header, metadata: { actor: input.caller, token_id: input.tokenId, request_id: input.requestId, run_id: runId } }], {
+    const result = await store.append(importStream(runId), [{ id: runEventId(runId, bodyHash, 0), type: DATA_QUERY_ACCEPTED, data: header, metadata: { actor: input.caller, token_id: input.tokenId, request_id: input.requestId, run_id: runId } }], {
       expectedRevision: 'no_stream',
     });
     return { answer: { run_id: runId, matched }, position: result.position };

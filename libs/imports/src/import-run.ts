@@ -285,8 +285,9 @@ export async function runImport<R>(
   };
   const metadata = { actor: input.caller, token_id: input.tokenId, request_id: input.requestId, run_id: runId };
   const events: NewEvent[] = [
-    { type: IMPORT_RUN_ACCEPTED, data: header, metadata },
+    { id: runEventId(runId, bodyHash, 0), type: IMPORT_RUN_ACCEPTED, data: header, metadata },
     ...chunks.map((records, i) => ({
+      id: runEventId(runId, bodyHash, i + 1),
       type: kind.chunkEventType,
       data: { run_id: runId, chunk: i + 1, records },
       metadata: kind.personalFields?.length ? { ...metadata, personal_fields: kind.personalFields } : metadata,
@@ -312,7 +313,22 @@ function answerOf(h: ImportRunAccepted): ImportAnswer {
 /** The run id of a request with an Idempotency-Key: derived from (caller, key), so a retry finds the first run. */
 export function keyedRunId(caller: string, key: string): string {
   if (key.length > 255) throw invalidRequest('Idempotency-Key must be at most 255 characters');
-  const h = createHash('sha256').update(`${caller}\n${key}`).digest('hex');
+  return uuidOf(`${caller}\n${key}`);
+}
+
+/**
+ * The id of a run's event at `index` (0 the header, then each chunk): a retry of the same run sends the
+ * same ids, so the log's idempotence decides whether it was recorded. The body's hash is in it too:
+ * another body sent with the same key gets other ids, so it meets the key's conflict (422), never
+ * passes for a duplicate of the first, nor shares its personal-data lists.
+ */
+export function runEventId(runId: string, bodyHash: string | null, index: number): string {
+  return uuidOf(`${runId}\n${bodyHash ?? ''}\n${index}`);
+}
+
+/** A UUID formatted from the SHA-256 of `text`. */
+function uuidOf(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 

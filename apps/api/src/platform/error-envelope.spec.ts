@@ -27,6 +27,12 @@ describe('error envelope mapping', () => {
     const { EventStoreAccessDeniedError, EventStoreUnavailableError, IdempotencyConflictError, WrongExpectedRevisionError } = await import('#mds/event-store');
     expect(mapError(new EventStoreUnavailableError('UNAVAILABLE at 10.0.0.3'), req, 1)).toMatchObject({ status: 503, body: { error: { code: 'unavailable' } }, fault: true });
     expect(mapError(new EventStoreUnavailableError('x'), req, 1).body.error.message).not.toContain('10.0.0.3');
+    expect(mapError(new EventStoreUnavailableError('x'), req, 1).body.error.message).toContain('nothing was recorded');
+    // An append whose answer was lost: never "nothing was recorded", and a retry with the same key is safe.
+    const lost = mapError(new EventStoreUnavailableError('x', undefined, { outcomeUnknown: true }), req, 1);
+    expect(lost).toMatchObject({ status: 503, body: { error: { code: 'unavailable', message: expect.stringContaining('may have been') } }, fault: true });
+    expect(lost.body.error.message).toContain('same Idempotency-Key');
+    expect(lost.body.error.message).not.toContain('nothing was recorded');
     expect(mapError(new EventStoreAccessDeniedError('denied'), req, 1)).toMatchObject({ status: 503, body: { error: { code: 'unavailable', message: expect.stringContaining('EVENTSTORE_URL') } } });
     expect(mapError(new WrongExpectedRevisionError('s-1', 3, 4), req, 1)).toMatchObject({ status: 409, body: { error: { code: 'conflict' } }, fault: false });
     expect(mapError(new IdempotencyConflictError('s-1', 'some'), req, 1).status).toBe(409);

@@ -32,6 +32,13 @@ export function mapError(err: unknown, request: { id: string; method: string; ur
   // The event log's errors, recognised by their code (apps do not import the event store).
   switch ((err as { code?: unknown } | null)?.code) {
     case 'MDS_EVENT_LOG_UNAVAILABLE':
+      // An append sent whose answer was lost (EventStoreUnavailableError.outcomeUnknown) may have been recorded.
+      if ((err as { outcomeUnknown?: unknown }).outcomeUnknown === true) {
+        return {
+          ...envelope(503, 'unavailable', 'The event log is unavailable just now and did not say whether this request was recorded: it may have been. Retry it with the same Idempotency-Key (an import is then recorded once)'),
+          fault: true,
+        };
+      }
       return { ...envelope(503, 'unavailable', 'The event log is unavailable just now; nothing was recorded. Retry the request'), fault: true };
     case 'MDS_EVENT_LOG_ACCESS_DENIED':
       return { ...envelope(503, 'unavailable', "The event log refused the service's credentials; nothing was recorded. An operator must fix EVENTSTORE_URL"), fault: true };

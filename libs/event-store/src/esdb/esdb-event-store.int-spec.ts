@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import { startEsdbDouble, type EsdbDouble } from '#mds/testing/esdb-double';
+import { eventually } from '#mds/testing/eventually';
 import { eventStoreContract } from '../contract/event-store.contract';
 import { EventStoreAccessDeniedError, EventStoreAppendTooLargeError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../event-store.errors';
 import type { NewEvent } from '../event-store.port';
@@ -26,6 +27,11 @@ function contractOn(adapter: string, connect: () => Promise<{ url: string; close
 }
 contractOn('eventstoredb (wire-level test double)', async () => {
   const double = await startEsdbDouble();
+  return { url: double.url, close: () => double.close() };
+});
+// Servers 21.x to 25.x answer an idempotent append with the original position, not as a duplicate.
+contractOn('eventstoredb (test double answering idempotent appends with their position)', async () => {
+  const double = await startEsdbDouble({ idempotentPositions: true });
   return { url: double.url, close: () => double.close() };
 });
 const real = process.env.EVENTSTORE_URL;
@@ -147,8 +153,15 @@ describe('EsdbEventStore on the wire-level double', () => {
   });
 
   it('maps unavailability, deadlines and refused credentials to the port errors', async () => {
-    double.failNext(1, { code: status.UNAVAILABLE }, 'append');
-    await expect(store.append('err-1', [ev('X')])).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    // An append whose answer is lost is tried again (twice); still lost, its outcome is unknown.
+    const calls = double.appendCalls;
+    double.failNext(3, { code: status.UNAVAILABLE }, 'append');
+    await expect(store.append('err-1', [ev('X')])).rejects.toMatchObject({ constructor: EventStoreUnavailableError, outcomeUnknown: true, message: expect.stringContaining('outcome is unknown') });
+    expect(double.appendCalls - calls).toBe(3);
+    expect(double.events.some((e) => e.stream === 'err-1')).toBe(false);
+    // A node that is not the leader refuses before writing: known, not tried again.
+    double.failNext(1, { exception: 'not-leader' }, 'append');
+    await expect(store.append('err-1', [ev('X')])).rejects.toMatchObject({ constructor: EventStoreUnavailableError, outcomeUnknown: false });
     double.failNext(1, { code: status.DEADLINE_EXCEEDED }, 'readAll');
     await expect(store.readAll({ after: 0, limit: 1 })).rejects.toBeInstanceOf(EventStoreUnavailableError);
     double.failNext(1, { exception: 'access-denied' }, 'readStream');
@@ -194,6 +207,126 @@ describe('EsdbEventStore against a server whose stream reads carry no positions'
     } finally {
       await store.close();
       await double.close();
+    }
+  });
+});
+
+// An append the server committed and whose answer was then lost (a status, a deadline, a dropped
+// connection): the adapter asks the log before appending again, so it answers as a duplicate at the
+// stored position whichever way the server answers idempotent appends (no position before 21.x, the
+// original one since).
+describe.each([
+  ['without a position (servers before 21.x)', false],
+  ['with the original position (servers 21.x to 25.x)', true],
+])('EsdbEventStore when an append commits and its answer is lost, the server answering idempotent appends %s', (_answer, idempotentPositions) => {
+  let double: EsdbDouble;
+  let store: EsdbEventStore;
+
+  beforeAll(async () => {
+    double = await startEsdbDouble({ idempotentPositions, maxAppendSize: 64 * 1024 });
+    store = new EsdbEventStore(double.url, { maxAppendSize: 64 * 1024 });
+  });
+  afterAll(async () => {
+    await store.close();
+    await double.close();
+  });
+
+  it.each([
+    ['UNAVAILABLE', { code: status.UNAVAILABLE }],
+    ['DEADLINE_EXCEEDED', { code: status.DEADLINE_EXCEEDED }],
+    ['the connection dropped', { drop: true as const }],
+  ])('resolves as a duplicate at the stored position after %s, the events stored once', async (_how, failure) => {
+    const stream = `lost-${randomUUID().slice(0, 8)}`;
+    await store.append(stream, [ev('Opened')]);
+    const events: NewEvent[] = [{ type: 'A', data: { n: 1 } }, { type: 'B', data: { n: 2 } }];
+    const calls = double.appendCalls;
+    double.failAfterWrite(1, failure);
+    const result = await store.append(stream, events, { expectedRevision: 0 });
+    const stored = double.events.filter((e) => e.stream === stream);
+    expect(stored.map((e) => e.type)).toEqual(['Opened', 'A', 'B']);
+    expect(result).toEqual({ nextRevision: 2, position: stored[2].position, duplicate: true });
+    // Decided by reading: no second append.
+    expect(double.appendCalls - calls).toBe(1);
+  });
+
+  it('does the same for an append whose data was staged, and for one with `any`', async () => {
+    const events = [ev('RunAccepted'), ev('Chunk', bulk(150_000))];
+    double.failAfterWrite(1, { code: status.UNAVAILABLE }, 'lost-staged');
+    const result = await store.append('lost-staged', events, { expectedRevision: 'no_stream' });
+    const stored = double.events.filter((e) => e.stream === 'lost-staged');
+    expect(result).toEqual({ nextRevision: 1, position: stored[1].position, duplicate: true });
+    expect((await store.readStream('lost-staged')).map((e) => e.data)).toEqual(events.map((e) => e.data));
+    await store.append('lost-any', [ev('Other')]);
+    double.failAfterWrite(1, { code: status.UNAVAILABLE });
+    const any = await store.append('lost-any', [{ type: 'C', data: {} }]);
+    expect(any).toEqual({ nextRevision: 1, position: double.events.filter((e) => e.stream === 'lost-any')[1].position, duplicate: true });
+  });
+
+  it('says the outcome is unknown when the log cannot be asked either, and a later append of the same ids is a duplicate', async () => {
+    // Ids the adapter makes up: no read before the first append, so the two failing reads are the checks after it.
+    const events: NewEvent[] = [{ type: 'A', data: {} }, { type: 'B', data: {} }];
+    double.failAfterWrite(1, { code: status.UNAVAILABLE });
+    double.failNext(2, { code: status.UNAVAILABLE }, 'readStream');
+    const lost = await store.append('lost-unknown', events, { expectedRevision: 'no_stream' }).catch((err: unknown) => err);
+    expect(lost).toBeInstanceOf(EventStoreUnavailableError);
+    expect(lost).toMatchObject({ outcomeUnknown: true, message: expect.stringContaining('a retry with the same event ids is safe') });
+    const stored = double.events.filter((e) => e.stream === 'lost-unknown');
+    expect(stored).toHaveLength(2);
+    const retry = stored.map((e, i) => ({ ...events[i], id: e.id }));
+    expect(await store.append('lost-unknown', retry, { expectedRevision: 'no_stream' })).toEqual({ nextRevision: 1, position: stored[1].position, duplicate: true });
+    expect(double.events.filter((e) => e.stream === 'lost-unknown')).toHaveLength(2);
+  });
+
+  it('answers a plain repeat of stored events as a duplicate at their position, and new events at theirs', async () => {
+    const events = [ev('A'), ev('B')];
+    const first = await store.append('repeated', events, { expectedRevision: 'no_stream' });
+    expect(first).toMatchObject({ nextRevision: 1, duplicate: false });
+    expect(await store.append('repeated', events, { expectedRevision: 'no_stream' })).toEqual({ ...first, duplicate: true });
+    expect(await store.append('repeated', events)).toEqual({ ...first, duplicate: true });
+    const next = await store.append('repeated', [ev('C')], { expectedRevision: 1 });
+    expect(next).toEqual({ nextRevision: 2, position: double.events.filter((e) => e.stream === 'repeated')[2].position, duplicate: false });
+  });
+});
+
+describe('EsdbEventStore: staged streams', () => {
+  let double: EsdbDouble;
+  beforeAll(async () => {
+    double = await startEsdbDouble({ maxAppendSize: 64 * 1024 });
+  });
+  afterAll(async () => {
+    await double.close();
+  });
+
+  it('sets an ACL on each staged stream when the service connects as a user, once', async () => {
+    const store = new EsdbEventStore(double.url.replace('esdb://', 'esdb://mds:secret@'), { maxAppendSize: 64 * 1024 });
+    try {
+      const events = [ev('Chunk', bulk(100_000))];
+      await store.append('acl-1', events, { expectedRevision: 'no_stream' });
+      const roles = ['mds', '$admins'];
+      expect(double.streamMetadata(`mdsstaged-${events[0].id}`)).toEqual({ $acl: { $r: roles, $w: roles, $d: roles, $mr: roles, $mw: roles } });
+      await store.append('acl-1', events, { expectedRevision: 'no_stream' });
+      expect(double.events.filter((e) => e.stream === `$$mdsstaged-${events[0].id}`)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('tombstones the staged streams of an append refused outright, and keeps those of an append whose outcome is unknown', async () => {
+    const store = new EsdbEventStore(double.url, { maxAppendSize: 64 * 1024 });
+    try {
+      await store.append('staged-1', [ev('Opened')]);
+      const refused = [ev('Chunk', bulk(100_000))];
+      await expect(store.append('staged-1', refused, { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      expect(double.tombstoned(`mdsstaged-${refused[0].id}`)).toBe(true);
+      // Committed, and then the server went down: the outcome is unknown, and the event names its parts.
+      const unknown = [ev('Chunk', bulk(100_000))];
+      double.failAfterWrite(1, { drop: true, stayDown: true }, 'staged-2');
+      await expect(store.append('staged-2', unknown, { expectedRevision: 'no_stream' })).rejects.toMatchObject({ outcomeUnknown: true });
+      await double.restart();
+      expect(double.tombstoned(`mdsstaged-${unknown[0].id}`)).toBe(false);
+      await eventually(async () => expect((await store.readStream('staged-2')).map((e) => e.data)).toEqual([unknown[0].data]));
+    } finally {
+      await store.close();
     }
   });
 });

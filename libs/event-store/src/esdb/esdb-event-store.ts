@@ -51,6 +51,14 @@ const STAGED_DATA_JSON = JSON.stringify(STAGED_DATA);
 const STAGING_CONCURRENCY = 16;
 /** A stream-name filter no stream matches: a subscription with it sends checkpoints only. */
 const NOTHING = '$$mds-heads-only$$';
+/**
+ * Pauses before the retries of an append whose outcome is unknown, and how long after the first such
+ * failure a retry may still start: a request waits about a second more at most, not the client's deadline again.
+ */
+const RETRY_PAUSES_MS = [100, 400];
+const RETRY_WINDOW_MS = 2_000;
+/** The client's errors after which a sent append may or may not have been recorded. */
+const OUTCOME_UNKNOWN = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'cancelled', 'unknown']);
 
 interface Staged {
   stream: string;
@@ -139,6 +147,20 @@ function portError(err: unknown, maxAppendSize = ESDB_DEFAULT_MAX_APPEND_SIZE): 
   }
 }
 
+/** Whether an append that failed so may have been recorded all the same (its answer was lost). */
+function outcomeUnknown(err: unknown): boolean {
+  if (err instanceof EventStoreUnavailableError) return true; // a read after the append's success failed
+  return err instanceof Error && isCommandError(err) && OUTCOME_UNKNOWN.has(err.type);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The user a connection string names (`esdb://user:password@host…`), if any. */
+function connectionUser(connectionString: string): string | undefined {
+  const user = /^esdb(?:\+discover)?:\/\/([^:@/?]+)(?::[^@/?]*)?@/i.exec(connectionString)?.[1];
+  return user ? decodeURIComponent(user) : undefined;
+}
+
 /** The same uuid for the same (event, part): a retried staging is an idempotent append. */
 function partId(eventId: string, part: number): string {
   const h = createHash('sha256').update(`${eventId}:${part}`).digest('hex');
@@ -157,21 +179,42 @@ export class EsdbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
   private readonly upcasters: UpcasterRegistry;
   private readonly maxAppendSize: number;
+  /** `$acl` of the staged streams: the service's user and admins only (none when no user is named). */
+  private readonly stagedAcl?: { readRoles: string[]; writeRoles: string[]; deleteRoles: string[]; metaReadRoles: string[]; metaWriteRoles: string[] };
   private heads?: HeadWatcher;
+  /** The highest log position this client was told of (answers, reads): committed before anything it sends next. */
+  private seen = 0;
+  /** The first event ids of appends whose outcome stayed unknown (the latest 1,000): a retry of one asks the log first. */
+  private readonly unknown = new Set<string>();
 
   constructor(connectionString: string, options: { upcasters?: UpcasterRegistry; maxAppendSize?: number } = {}) {
     this.client = EventStoreDBClient.connectionString(connectionString);
     this.upcasters = options.upcasters ?? new UpcasterRegistry();
     this.maxAppendSize = options.maxAppendSize ?? ESDB_DEFAULT_MAX_APPEND_SIZE;
+    // Without a user (an insecure server, where ACLs are not enforced) an ACL could only lock the service out.
+    const user = connectionUser(connectionString);
+    if (user) {
+      const roles = [...new Set([user, '$admins'])];
+      this.stagedAcl = { readRoles: roles, writeRoles: roles, deleteRoles: roles, metaReadRoles: roles, metaWriteRoles: roles };
+    }
   }
 
   async append(stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     validateStreamName(stream);
     const expected = options.expectedRevision ?? 'any';
     const planned = this.plan(stream, prepareEvents(events));
+    const ids = planned.map((p) => p.id);
+    const again = this.unknown.has(ids[0]);
+    if (again) {
+      // An earlier append of these events may have been recorded: as unknown as before if the log cannot say.
+      const stored = await this.storedAlready(stream, expected, ids).catch((err: unknown) => {
+        throw err instanceof EventStoreUnavailableError ? new EventStoreUnavailableError(err.message, err, { outcomeUnknown: true }) : err;
+      });
+      this.unknown.delete(ids[0]);
+      if (stored) return stored;
+    }
     // The staged data goes first; one append of the events naming it then commits them all at once.
-    // Parts nothing names (an append that then failed) are never read. Part ids derive from their
-    // event's, so a retry of the same events re-stages idempotently.
+    // Part ids derive from their event's, so a retry of the same events re-stages idempotently.
     const staged = planned.filter((p) => p.staged);
     for (let i = 0; i < staged.length; i += STAGING_CONCURRENCY) {
       await Promise.all(staged.slice(i, i + STAGING_CONCURRENCY).map((p) => this.stage(p.id, p.staged!, p.json)));
@@ -181,25 +224,107 @@ export class EsdbEventStore implements EventStore {
         ? jsonEvent({ id: p.id, type: p.type, data: STAGED_DATA as never, metadata: { ...p.metadata, $staged: p.staged } })
         : jsonEvent({ id: p.id, type: p.type, data: p.data as never, metadata: p.metadata }),
     );
-    try {
-      const result = await this.client.appendToStream(stream, proposed, { expectedRevision: toExpected(expected) });
-      const nextRevision = toNumber(result.nextExpectedRevision, 'revision');
-      const position = positionOf(result.position?.commit);
-      if (position !== undefined) return { nextRevision, position, duplicate: false };
-      // The server answers an idempotent retry (all these ids stored where they would go) without a position.
-      const [last] = await this.readStream(stream, { fromRevision: nextRevision, limit: 1 });
-      return { nextRevision, position: last?.position ?? 0, duplicate: true };
-    } catch (err) {
-      if ((err as { type?: string }).type === 'wrong-expected-version') {
-        const actualVersion = (err as { actualVersion?: bigint | string }).actualVersion;
-        const actual = typeof actualVersion === 'bigint' ? toNumber(actualVersion, 'revision') : 'no_stream';
-        // The server refuses an append repeating only some stored ids as a wrong expected version.
-        const stored = await this.readStream(stream, { direction: 'backwards', limit: planned.length }).catch(() => []);
-        if (planned.some((e) => stored.some((s) => s.id === e.id))) throw new IdempotencyConflictError(stream, 'some event ids are already stored');
-        throw new WrongExpectedRevisionError(stream, expected, actual);
+    let lost: unknown; // the failure of an attempt that may have been recorded
+    let lostAt = 0;
+    for (let attempt = 0; attempt <= RETRY_PAUSES_MS.length; attempt++) {
+      if (lost !== undefined) {
+        if (Date.now() - lostAt > RETRY_WINDOW_MS) break;
+        await sleep(RETRY_PAUSES_MS[attempt - 1]);
+        // The log's idempotence decides, asked before appending again: the same ids all there are
+        // this append, recorded (whether the server would answer it with a position or not).
+        let stored: AppendResult | undefined;
+        try {
+          stored = await this.storedAlready(stream, expected, ids);
+        } catch (err) {
+          if (err instanceof IdempotencyConflictError) throw err;
+          continue; // the log is still away
+        }
+        if (stored) return stored;
       }
-      throw portError(err, this.maxAppendSize);
+      try {
+        return await this.appendEvents(stream, proposed, expected);
+      } catch (err) {
+        if (outcomeUnknown(err)) {
+          if (lost === undefined) lostAt = Date.now();
+          lost = err;
+          continue;
+        }
+        // After a lost attempt only a conflict at the expected revision says the events are not in the log.
+        if (lost !== undefined && (err as { type?: string }).type !== 'wrong-expected-version') break;
+        const refused = await this.refusal(stream, expected, ids, err);
+        // Parts of an append refused outright, not after an unknown outcome, that no stored event names:
+        // this append's own (a retry of stored events is a duplicate or a conflict), so nothing reads them.
+        if (lost === undefined && !again && refused instanceof WrongExpectedRevisionError) await this.discard(staged.map((p) => p.staged!.stream));
+        throw refused;
+      }
     }
+    this.unknown.add(ids[0]);
+    if (this.unknown.size > 1000) this.unknown.delete(this.unknown.values().next().value!);
+    throw new EventStoreUnavailableError(
+      `EventStoreDB did not answer an append to ${stream} (${(lost as { type?: string }).type ?? 'unavailable'}), nor a check afterwards: the outcome is unknown, the events may have been recorded; a retry with the same event ids is safe`,
+      lost,
+      { outcomeUnknown: true },
+    );
+  }
+
+  /**
+   * One append of the events. Servers before 21.x answer an idempotent one (all these ids stored where
+   * they would go) without a position: the stored one is read. Later servers answer with the original
+   * position, which is a duplicate when it is no later than a position seen before sending (a new
+   * event goes after everything committed then); one never seen passes for new, its position right.
+   */
+  private async appendEvents(stream: string, proposed: ReturnType<typeof jsonEvent>[], expected: ExpectedRevision): Promise<AppendResult> {
+    const seenBefore = this.seen;
+    const result = await this.client.appendToStream(stream, proposed, { expectedRevision: toExpected(expected) });
+    const nextRevision = toNumber(result.nextExpectedRevision, 'revision');
+    const position = positionOf(result.position?.commit);
+    if (position !== undefined) return { nextRevision, position: this.saw(position), duplicate: position <= seenBefore };
+    const [last] = await this.readStream(stream, { fromRevision: nextRevision, limit: 1, withDataOf: [] });
+    return { nextRevision, position: last?.position ?? 0, duplicate: true };
+  }
+
+  private saw(position: number): number {
+    if (position > this.seen) this.seen = position;
+    return position;
+  }
+
+  /**
+   * An append of `ids` found in the stream where it would be (from the expected revision; among the
+   * last events for `any`): all there, in order → a duplicate at their position; none → undefined;
+   * some → IdempotencyConflictError, as the server would answer.
+   */
+  private async storedAlready(stream: string, expected: ExpectedRevision, ids: string[]): Promise<AppendResult | undefined> {
+    const at = expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : undefined;
+    // With `any` others may have appended since: a little more than the append is looked at.
+    const read =
+      at !== undefined
+        ? await this.readStream(stream, { fromRevision: at, limit: ids.length, withDataOf: [] })
+        : (await this.readStream(stream, { direction: 'backwards', limit: ids.length + 100, withDataOf: [] })).reverse();
+    const first = read.findIndex((e) => e.id === ids[0]);
+    const ours = first < 0 ? [] : read.slice(first, first + ids.length);
+    if (ours.length === ids.length && ours.every((e, i) => e.id === ids[i])) {
+      const last = ours[ours.length - 1];
+      return { nextRevision: last.revision, position: last.position, duplicate: true };
+    }
+    const wanted = new Set(ids);
+    if (read.some((e) => wanted.has(e.id))) throw new IdempotencyConflictError(stream, 'some event ids are already stored');
+    return undefined;
+  }
+
+  /** What a refused append is in the port's terms. */
+  private async refusal(stream: string, expected: ExpectedRevision, ids: string[], err: unknown): Promise<unknown> {
+    if ((err as { type?: string }).type !== 'wrong-expected-version') return portError(err, this.maxAppendSize);
+    const actualVersion = (err as { actualVersion?: bigint | string }).actualVersion;
+    const actual = typeof actualVersion === 'bigint' ? toNumber(actualVersion, 'revision') : 'no_stream';
+    // The server refuses an append repeating only some stored ids as a wrong expected version.
+    const stored = await this.readStream(stream, { direction: 'backwards', limit: ids.length, withDataOf: [] }).catch(() => []);
+    if (stored.some((s) => ids.includes(s.id))) return new IdempotencyConflictError(stream, 'some event ids are already stored');
+    return new WrongExpectedRevisionError(stream, expected, actual);
+  }
+
+  /** Tombstones staged streams nothing will name (best effort: an unnamed part is never read anyway). */
+  private async discard(streams: string[]): Promise<void> {
+    await Promise.allSettled(streams.map((s) => this.client.tombstoneStream(s)));
   }
 
   /** The most an append may count here, below the server's MaxAppendSize; also the size of a staged part. */
@@ -242,15 +367,36 @@ export class EsdbEventStore implements EventStore {
     return planned;
   }
 
-  /** Writes an event's data as the parts `staged` names (each at most the append limit) to a stream of its own. */
+  /**
+   * Writes an event's data as the parts `staged` names (each at most the append limit) to a stream of
+   * its own, after the stream's `$acl` when the service connects as a user.
+   */
   private async stage(eventId: string, staged: Staged, data: Buffer): Promise<void> {
     const limit = this.appendLimit;
+    if (this.stagedAcl) {
+      // Set once, when the stream is new; a retry finds it set.
+      await this.retried(() => this.client.setStreamMetadata(staged.stream, { acl: this.stagedAcl }, { expectedRevision: NO_STREAM })).catch((err) => {
+        if ((err as { type?: string }).type !== 'wrong-expected-version') throw portError(err, this.maxAppendSize);
+      });
+    }
     for (let i = 0; i < staged.parts; i++) {
       const part = binaryEvent({ id: partId(eventId, i), type: STAGED_PART, data: data.subarray(i * limit, (i + 1) * limit) });
-      await this.client.appendToStream(staged.stream, part, { expectedRevision: i === 0 ? ANY : BigInt(i - 1) }).catch((err) => {
-        // A retry finds its earlier parts stored: the server answers those as idempotent successes.
+      // A part stored already (a retry, or a lost answer) is answered as an idempotent success.
+      await this.retried(() => this.client.appendToStream(staged.stream, part, { expectedRevision: i === 0 ? ANY : BigInt(i - 1) })).catch((err) => {
         throw portError(err, this.maxAppendSize);
       });
+    }
+  }
+
+  /** `call` again after a failure whose outcome is unknown, for a call that is idempotent (a staged part). */
+  private async retried<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        if (!outcomeUnknown(err) || attempt >= RETRY_PAUSES_MS.length) throw err;
+        await sleep(RETRY_PAUSES_MS[attempt]);
+      }
     }
   }
 
@@ -285,7 +431,8 @@ export class EsdbEventStore implements EventStore {
       throw portError(err);
     }
     await this.locate(out.filter((e) => e.position < 0));
-    return this.resolved(out, undefined);
+    for (const e of out) this.saw(e.position);
+    return this.resolved(out, options.withDataOf);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<ReadAllPage> {
@@ -294,6 +441,7 @@ export class EsdbEventStore implements EventStore {
     const server = serverFilter(options.filter);
     try {
       const page = server ? await this.readFiltered(after, limit, options.filter!, server) : await this.readUnfiltered(after, limit, options.filter);
+      for (const e of page.events) this.saw(e.position);
       return { ...page, events: await this.resolved(page.events, options.withDataOf) };
     } catch (err) {
       throw portError(err);
@@ -375,7 +523,7 @@ export class EsdbEventStore implements EventStore {
       for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) {
         head = positionOf(resolved.event?.position?.commit ?? resolved.commitPosition) ?? head;
       }
-      return head;
+      return this.saw(head);
     } catch (err) {
       throw portError(err);
     }

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { Pool } from 'pg';
+import {
+  EventStoreAccessDeniedError,
+  EventStoreAppendTooLargeError,
+  EventStoreUnavailableError,
+  IdempotencyConflictError,
+  InvalidAppendError,
+  WrongExpectedRevisionError,
+} from '../event-store.errors';
 import type {
   AppendOptions,
   AppendResult,
@@ -76,29 +84,66 @@ export function PERSONAL_MERGE_SQL(rec: string, pd: string): string {
 }
 
 const isObject = (x: unknown): x is Rec => x !== null && typeof x === 'object' && !Array.isArray(x);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Failures that say an append recorded nothing. Anything else (a lost answer, a dropped connection, a
+ * driver's error) may have recorded it: its lists stay until the log says (sweepUnsettled).
+ */
+function nothingRecorded(err: unknown): boolean {
+  return (
+    err instanceof WrongExpectedRevisionError ||
+    err instanceof IdempotencyConflictError ||
+    err instanceof EventStoreAppendTooLargeError ||
+    err instanceof InvalidAppendError ||
+    err instanceof EventStoreAccessDeniedError ||
+    (err instanceof EventStoreUnavailableError && !err.outcomeUnknown)
+  );
+}
+
+export interface UnsettledOptions {
+  /** How long a list stays unsettled before the sweep looks for its event (default 15 minutes). */
+  unsettledGraceMs?: number;
+  /** How often appends start a sweep, at most (default every minute). */
+  sweepEveryMs?: number;
+}
 
 export class PersonalDataEventStore implements EventStore {
+  private readonly graceMs: number;
+  private readonly sweepEveryMs: number;
+  private nextSweep = 0;
+  private sweeping?: Promise<unknown>;
+
   constructor(
     private readonly inner: EventStore,
     private readonly pool: Pool,
     private readonly fields: PersonalFields,
-  ) {}
+    options: UnsettledOptions = {},
+  ) {
+    this.graceMs = options.unsettledGraceMs ?? 15 * 60_000;
+    this.sweepEveryMs = options.sweepEveryMs ?? 60_000;
+  }
 
   get kind() {
     return this.inner.kind;
   }
 
   async append(stream: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult> {
-    const rows: Array<{ id: string; type: string; whole?: string; records: unknown[] }> = [];
+    this.sweepSoon();
+    const expected = options?.expectedRevision;
+    // Where each event would be, when the expected revision says (the sweep reads there).
+    const from = expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null;
+    const rows: Array<{ id: string; type: string; whole?: string; records: unknown[]; revision: number | null }> = [];
     const generated = new Set<string>();
-    const split = events.map((e) => {
+    const split = events.map((e, i) => {
       const fields = this.fields[e.type];
+      const revision = from === null ? null : from + i;
       if (fields && 'list' in fields) {
         const { [fields.list]: items, ...rest } = (e.data ?? {}) as Rec;
         if (!Array.isArray(items)) return e;
         const id = e.id ?? randomUUID();
         if (e.id === undefined) generated.add(id);
-        rows.push({ id, type: e.type, whole: fields.list, records: items });
+        rows.push({ id, type: e.type, whole: fields.list, records: items, revision });
         return { ...e, id, data: rest };
       }
       const records = (e.data as { records?: unknown } | null)?.records;
@@ -110,40 +155,69 @@ export class PersonalDataEventStore implements EventStore {
       if (parts.every((p) => p.personal === null)) return e;
       const id = e.id ?? randomUUID();
       if (e.id === undefined) generated.add(id);
-      rows.push({ id, type: e.type, records: parts.map((p) => p.personal) });
+      rows.push({ id, type: e.type, records: parts.map((p) => p.personal), revision });
       return { ...e, id, data: { ...(e.data as Rec), records: parts.map((p) => p.rest) } };
     });
     if (rows.length === 0) return this.inner.append(stream, events, options);
-    // The lists first: an event never names a list that is not there. A retry with the same ids finds
-    // them kept (and its append answers as the first did).
-    await this.insertLists(JSON.stringify(rows));
+    // The lists first, marked unsettled: an event never names a list that is not there, and a list
+    // whose event never comes is found by the sweep. A retry with the same ids finds them kept.
+    await this.insertLists(JSON.stringify(rows), stream);
+    let result: AppendResult;
     try {
-      return await this.inner.append(stream, split, options);
+      result = await this.inner.append(stream, split, options);
     } catch (err) {
-      // Nothing names the lists of events this append made up: they go with it.
-      if (generated.size > 0) await this.pool.query('DELETE FROM mds_personal_data WHERE event_id = ANY($1::uuid[])', [[...generated]]).catch(() => undefined);
+      // Nothing names the lists of events this append made up, when it recorded nothing: they go with
+      // it. After an unknown outcome the events may be in the log: their lists stay, marked.
+      if (generated.size > 0 && nothingRecorded(err)) await this.pool.query('DELETE FROM mds_personal_data WHERE event_id = ANY($1::uuid[])', [[...generated]]).catch(() => undefined);
       throw err;
     }
+    await this.settle(rows.map((r) => r.id));
+    return result;
   }
 
   /**
-   * Writes the lists. When the log is in the same PostgreSQL, without waiting for the disk: the
-   * append's commit comes after it in the same write-ahead log and waits for it to be flushed up to
-   * there, so a list is durable by the time its event is (and an append that never commits leaves a
-   * list nothing names, which a retry reuses). One fsync per import request instead of two. On
-   * EventStoreDB the log's durability is not PostgreSQL's: the list is committed as usual.
+   * Marks lists settled once their events are recorded (or were there already), in one round trip
+   * without waiting for the disk: a mark lost here only costs the sweep a read of the stream. The ids
+   * are the append's, UUIDs by now; anything else is left to the sweep.
    */
-  private async insertLists(json: string): Promise<void> {
-    const sql = `INSERT INTO mds_personal_data (event_id, type, whole, records) SELECT x.id, x.type, x.whole, x.records
-                   FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, type text, whole text, records jsonb) ON CONFLICT (event_id) DO NOTHING`;
-    if (this.inner.kind !== 'postgres') {
-      await this.pool.query(sql, [json]);
-      return;
-    }
+  private async settle(ids: string[]): Promise<void> {
+    if (!ids.every((id) => UUID.test(id))) return;
+    await this.pool
+      .query(
+        // Two statements in one query: one implicit transaction, which SET LOCAL applies to.
+        `SET LOCAL synchronous_commit = off;
+         UPDATE mds_personal_data SET unsettled_at = NULL, unsettled_stream = NULL, unsettled_revision = NULL
+          WHERE event_id = ANY('{${ids.join(',')}}'::uuid[]) AND unsettled_at IS NOT NULL`,
+      )
+      .catch(() => undefined);
+  }
+
+  /**
+   * Writes the lists, unsettled. A list already there keeps its text (forgetting may have rewritten
+   * it); one still unsettled is marked again from now, so a sweep that found its event absent before
+   * this retry does not delete it (its delete asks for the older mark).
+   */
+  private async insertLists(json: string, stream: string): Promise<void> {
+    const sql = `INSERT INTO mds_personal_data (event_id, type, whole, records, unsettled_at, unsettled_stream, unsettled_revision)
+                 SELECT x.id, x.type, x.whole, x.records, now(), $2, x.revision
+                   FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, type text, whole text, records jsonb, revision bigint)
+                 ON CONFLICT (event_id) DO UPDATE SET unsettled_at = EXCLUDED.unsettled_at WHERE mds_personal_data.unsettled_at IS NOT NULL`;
+    // On EventStoreDB the log's durability is not PostgreSQL's: the list is committed as usual.
+    if (this.inner.kind !== 'postgres') await this.pool.query(sql, [json, stream]);
+    else await this.unflushed(sql, [json, stream]);
+  }
+
+  /**
+   * One statement committed without waiting for the disk. The lists, when the log is in the same
+   * PostgreSQL: the append's commit comes after it in the same write-ahead log and waits for it to be
+   * flushed up to there, so a list is durable by the time its event is (one fsync per import request
+   * instead of two). A settled mark: losing it costs the sweep a read.
+   */
+  private async unflushed(sql: string, params: unknown[]): Promise<void> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN; SET LOCAL synchronous_commit = off');
-      await client.query(sql, [json]);
+      await client.query(sql, params);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -151,6 +225,55 @@ export class PersonalDataEventStore implements EventStore {
     } finally {
       client.release();
     }
+  }
+
+  /** Starts a sweep from an append, at most every sweepEveryMs and one at a time; it never fails the append. */
+  private sweepSoon(): void {
+    if (Date.now() < this.nextSweep || this.sweeping) return;
+    this.nextSweep = Date.now() + this.sweepEveryMs;
+    this.sweeping = this.sweepUnsettled()
+      .catch(() => undefined)
+      .finally(() => (this.sweeping = undefined));
+  }
+
+  /**
+   * Lists unsettled for longer than the grace period (their append's outcome was unknown, or the
+   * process stopped before it knew): their events are looked for in the log where they would be.
+   * Found, the list is settled; absent, it is deleted, so personal fields nothing names do not stay
+   * beyond forgetting's reach. The delete asks for the mark it saw: a retry that marked the list
+   * again meanwhile keeps it. A stream the log cannot read now waits for the next sweep.
+   */
+  async sweepUnsettled(): Promise<{ settled: number; deleted: number }> {
+    const { rows } = await this.pool.query<{ event_id: string; stream: string; revision: string | null; cutoff: string }>(
+      `SELECT event_id, unsettled_stream AS stream, unsettled_revision AS revision, (now() - make_interval(secs => $1))::text AS cutoff
+         FROM mds_personal_data WHERE unsettled_at <= now() - make_interval(secs => $1) ORDER BY unsettled_at LIMIT 1000`,
+      [this.graceMs / 1000],
+    );
+    const byStream = new Map<string, typeof rows>();
+    for (const r of rows) byStream.set(r.stream, [...(byStream.get(r.stream) ?? []), r]);
+    let settled = 0;
+    let deleted = 0;
+    for (const [stream, marked] of byStream) {
+      const revisions = marked.map((r) => (r.revision === null ? null : Number(r.revision)));
+      const known = revisions.every((r) => r !== null) ? (revisions as number[]) : undefined;
+      let present: Set<string>;
+      try {
+        const from = known ? Math.min(...known) : 0;
+        const read = await this.inner.readStream(stream, { fromRevision: from, limit: known ? Math.max(...known) - from + 1 : undefined, withDataOf: [] });
+        present = new Set(read.map((e) => e.id));
+      } catch {
+        continue;
+      }
+      const found = marked.filter((r) => present.has(r.event_id)).map((r) => r.event_id);
+      const absent = marked.filter((r) => !present.has(r.event_id)).map((r) => r.event_id);
+      if (found.length > 0) {
+        settled += (await this.pool.query('UPDATE mds_personal_data SET unsettled_at = NULL, unsettled_stream = NULL, unsettled_revision = NULL WHERE event_id = ANY($1::uuid[]) AND unsettled_at IS NOT NULL', [found])).rowCount ?? 0;
+      }
+      if (absent.length > 0) {
+        deleted += (await this.pool.query('DELETE FROM mds_personal_data WHERE event_id = ANY($1::uuid[]) AND unsettled_at <= $2::timestamptz', [absent, marked[0].cutoff])).rowCount ?? 0;
+      }
+    }
+    return { settled, deleted };
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
@@ -204,8 +327,9 @@ export class PersonalDataEventStore implements EventStore {
     return this.inner.ping();
   }
 
-  close(): Promise<void> {
-    return this.inner.close();
+  async close(): Promise<void> {
+    await this.sweeping;
+    await this.inner.close();
   }
 
   get waitForTypes(): EventStore['waitForTypes'] {
