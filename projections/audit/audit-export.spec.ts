@@ -26,7 +26,7 @@ describe('canonical JSON and the export chain', () => {
   it('verifies a chain built line by line, and names the line where it breaks', async () => {
     const { lines, head } = exported([{ position: 1, type: 'A' }, { position: 2, type: 'B' }]);
     const [start, a, b, final] = lines;
-    expect(await verifyExport(lines)).toEqual({ ok: true, count: 2, head, signed: false, checkpoints: 0 });
+    expect(await verifyExport(lines)).toEqual({ ok: true, count: 2, head, signed: false, checkpoints: 0, personal: { verified: 0, erased: 0, uncommitted: 0 } });
     expect(await verifyExport([start, a, final])).toMatchObject({ ok: false, line: 3, problem: expect.stringMatching(/counts 2 events, the file has 1/) });
     expect(await verifyExport([start, a, b.replace('"B"', '"C"'), final])).toMatchObject({ ok: false, line: 3, problem: expect.stringMatching(/^hash does not match/) });
     expect(await verifyExport([start, a, b, final.replace('"to":2', '"to":3')])).toMatchObject({ ok: false, line: 4, problem: expect.stringMatching(/final line's hash/) });
@@ -41,7 +41,7 @@ describe('canonical JSON and the export chain', () => {
     const publicKey = { key: key.publicKey, keyId: keyIdOf(key.publicKey) };
     const events = [{ position: 1, type: 'A' }, { position: 2, type: 'B' }, { position: 3, type: 'C' }];
     const signed = exported(events, signer);
-    expect(await verifyExport(signed.lines, publicKey)).toEqual({ ok: true, count: 3, head: signed.head, signed: true, checkpoints: 0 });
+    expect(await verifyExport(signed.lines, publicKey)).toEqual({ ok: true, count: 3, head: signed.head, signed: true, checkpoints: 0, personal: { verified: 0, erased: 0, uncommitted: 0 } });
     // The tail cut and the end made again by someone without the key: unsigned, or signed by another key.
     const cut = exported(events.slice(0, 2));
     expect(await verifyExport(cut.lines)).toMatchObject({ ok: true });

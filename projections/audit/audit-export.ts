@@ -1,5 +1,5 @@
 import { createHash, type KeyObject } from 'node:crypto';
-import { PersonalDataEventStore, type EventStore, type ReadAllOptions, type ReadAllPage } from '#mds/event-store';
+import { PersonalDataEventStore, personalCommitment, type EventStore, type KeptFields, type ReadAllOptions, type ReadAllPage } from '#mds/event-store';
 import { canonicalJson, verifySigned, type AuditSigner } from '#mds/platform';
 import { auditEvent } from './audit.queries';
 
@@ -20,7 +20,9 @@ import { auditEvent } from './audit.queries';
  * The chain covers the events as the log holds them, which never change. Personal fields, kept apart
  * from the log (README "Forgetting"), go beside the event in `personal`, outside the hash, as they
  * are at export time: a forgetting turns them into markers without changing any hash, so an export
- * made before it and one made after have the same chain.
+ * made before it and one made after have the same chain. The event carries a salted commitment to
+ * them (in the chain), its salt beside them until a forgetting or retention erases it: an edited
+ * personal field is found, an erased one cannot be tested.
  */
 
 export { canonicalJson };
@@ -82,7 +84,7 @@ export async function checkpointAtOrBefore(store: EventStore, position = Number.
  * canonical JSON as auditors read it (auditEvent: the event as the log holds it, sealed values
  * "[sealed]") and the fields kept apart beside it. Reads the next page while this one is hashed.
  */
-async function* chainFrom(store: EventStore, start: ChainPoint, to: number): AsyncGenerator<{ lines: Array<{ event: string; hash: string; n: number; prev: string; personal?: Record<string, unknown>; position: number }>; at: ChainPoint }> {
+async function* chainFrom(store: EventStore, start: ChainPoint, to: number): AsyncGenerator<{ lines: Array<{ event: string; hash: string; n: number; prev: string; kept?: KeptFields; position: number }>; at: ChainPoint }> {
   let prev = start.head;
   let n = start.count;
   const read = (after: number) => readApart(store, { after, limit: Math.min(1000, to - after) });
@@ -100,7 +102,7 @@ async function* chainFrom(store: EventStore, start: ChainPoint, to: number): Asy
       const event = canonicalJson(auditEvent(e));
       const hash = chainHash(prev, event);
       n++;
-      lines.push({ event, hash, n, prev, personal: kept.get(e.id), position: e.position });
+      lines.push({ event, hash, n, prev, kept: kept.get(e.id), position: e.position });
       prev = hash;
       last = e.position;
     }
@@ -149,7 +151,8 @@ export async function* exportLines(store: EventStore, range: { from: number; to:
     let text = '';
     for (const l of lines) {
       // Keys in sorted order, so the line is canonical JSON as it stands.
-      text += `{"event":${l.event},"hash":"${l.hash}","n":${l.n},${l.personal ? `"personal":${canonicalJson(l.personal)},` : ''}"prev":"${l.prev}"}\n`;
+      const personal = l.kept ? `"personal":${canonicalJson(l.kept.fields)},` : '';
+      text += `{"event":${l.event},"hash":"${l.hash}","n":${l.n},${personal}"prev":"${l.prev}"${l.kept ? `,"salt":${JSON.stringify(l.kept.salt)}` : ''}}\n`;
     }
     count += lines.length;
     head = at.head;
@@ -160,7 +163,7 @@ export async function* exportLines(store: EventStore, range: { from: number; to:
 }
 
 /** A page as the log holds it, and the fields kept apart from it (none when nothing is). */
-async function readApart(store: EventStore, options: ReadAllOptions): Promise<{ page: ReadAllPage; kept: Map<string, Record<string, unknown>> }> {
+async function readApart(store: EventStore, options: ReadAllOptions): Promise<{ page: ReadAllPage; kept: Map<string, KeptFields> }> {
   if (store instanceof PersonalDataEventStore) return store.readAllApart(options);
   return { page: await store.readAll(options), kept: new Map() };
 }
@@ -173,13 +176,16 @@ function finalLine(count: number, range: { from: number; to: number }, head: str
 }
 
 const EVENT_LINE_KEYS = 'event,hash,n,prev';
-/** An event line with the event's personal fields beside it (not hashed: they can be forgotten). */
-const PERSONAL_LINE_KEYS = 'event,hash,n,personal,prev';
+/**
+ * An event line with the fields kept apart from the event beside it (not hashed: they can be
+ * forgotten), and the salt of the commitment the event carries to them (null once erased).
+ */
+const PERSONAL_LINE_KEYS = 'event,hash,n,personal,prev,salt';
 const FINAL_LINE_KEYS = 'count,from,hash,head,to';
 const SIGNED_FINAL_LINE_KEYS = 'count,from,hash,head,key_id,signature,to';
 
 export type VerifyResult =
-  | { ok: true; count: number; head: string; signed: boolean; checkpoints: number }
+  | { ok: true; count: number; head: string; signed: boolean; checkpoints: number; personal: { verified: number; erased: number; uncommitted: number } }
   | { ok: false; line: number; problem: string };
 
 /**
@@ -197,6 +203,7 @@ export async function verifyExport(lines: AsyncIterable<string> | Iterable<strin
   let events = 0;
   let lineNo = 0;
   let checkpoints = 0;
+  const personal = { verified: 0, erased: 0, uncommitted: 0 };
   let final: Record<string, unknown> | undefined;
   let started = false;
   /** The chain's head at each log position seen, for the checkpoints inside the export. */
@@ -247,7 +254,16 @@ export async function verifyExport(lines: AsyncIterable<string> | Iterable<strin
     if (parsed.prev !== prev) return { ok: false, line: lineNo, problem: 'prev is not the hash of the line before it (a line is missing, added or out of order)' };
     const hash = chainHash(prev, canonicalJson(parsed.event));
     if (parsed.hash !== hash) return { ok: false, line: lineNo, problem: 'hash does not match the event and prev (the event was changed)' };
-    const event = parsed.event as { type?: unknown; position?: unknown; data?: Record<string, unknown> };
+    const event = parsed.event as { type?: unknown; position?: unknown; data?: Record<string, unknown>; metadata?: Record<string, unknown> };
+    if (keys === PERSONAL_LINE_KEYS) {
+      // The kept fields against the commitment the event carries (in the chain): while its salt is kept.
+      const commitment = event.metadata?.personal_commitment;
+      if (typeof commitment !== 'string') personal.uncommitted++;
+      else if (parsed.salt === null) personal.erased++;
+      else if (typeof parsed.salt !== 'string' || personalCommitment(parsed.salt, parsed.personal as Record<string, unknown>) !== commitment) {
+        return { ok: false, line: lineNo, problem: 'the personal fields beside the event are not those its commitment names (they were changed)' };
+      } else personal.verified++;
+    }
     if (event.type === AUDIT_CHECKPOINTED && event.data) {
       const cp = event.data;
       const at = heads.get(cp.position as number);
@@ -264,5 +280,5 @@ export async function verifyExport(lines: AsyncIterable<string> | Iterable<strin
   }
   if (!started) return { ok: false, line: 1, problem: 'the file is empty: it was cut short' };
   if (!final) return { ok: false, line: lineNo + 1, problem: 'the file ends without its final line (count and head): it was cut short' };
-  return { ok: true, count: events, head: prev, signed: Boolean(publicKey), checkpoints };
+  return { ok: true, count: events, head: prev, signed: Boolean(publicKey), checkpoints, personal };
 }

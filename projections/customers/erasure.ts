@@ -82,7 +82,8 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
   const also = held[0].keys ?? [];
   const keys = (own: readonly string[]) => [...new Set([...own, ...also])];
   await tx.query(
-    `UPDATE mds_personal_data p SET records = (
+    // The salt of the event's commitment to the list goes with the values (README "Audit trail").
+    `UPDATE mds_personal_data p SET salt = NULL, records = (
         SELECT jsonb_agg(CASE WHEN a.n IS NULL THEN z.el ELSE mds_personal_redact(z.el, $1) END ORDER BY z.n)
           FROM jsonb_array_elements(p.records) WITH ORDINALITY AS z(el, n) LEFT JOIN erase_at a ON a.event_id = p.event_id AND a.n = z.n)
       WHERE p.event_id IN (SELECT event_id FROM erase_at)`,
@@ -192,7 +193,7 @@ async function eraseEchoedReplies(tx: ProjectionTx, nonce: string): Promise<void
     // The kept replies once, from whichever generation found them first (their ids name the entry).
     if (i > 0 || rows.length === 0) continue;
     await tx.query(
-      `UPDATE mds_personal_data p SET records = (SELECT jsonb_agg(to_jsonb(mds_personal_marker(x, $1))) FROM jsonb_array_elements_text(p.records) x)
+      `UPDATE mds_personal_data p SET salt = NULL, records = (SELECT jsonb_agg(to_jsonb(mds_personal_marker(x, $1))) FROM jsonb_array_elements_text(p.records) x)
         WHERE p.event_id IN (SELECT ${ATTEMPT_EVENT_ID_SQL('h.outlet_id', 'h.entry_number::text')} FROM jsonb_to_recordset($2::jsonb) AS h(outlet_id text, entry_number bigint))`,
       [nonce, JSON.stringify(rows)],
     );

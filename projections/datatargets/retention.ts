@@ -36,7 +36,7 @@ export async function expireDeliveredMessages(pool: Pool, now: Date = new Date()
     await client.query('SELECT mds_personal_erasure_begin()');
     const json = JSON.stringify(due);
     await client.query(
-      `UPDATE mds_personal_data k SET records = (SELECT jsonb_agg(to_jsonb($2::text)) FROM jsonb_array_elements(k.records))
+      `UPDATE mds_personal_data k SET salt = NULL, records = (SELECT jsonb_agg(to_jsonb($2::text)) FROM jsonb_array_elements(k.records))
         WHERE k.event_id IN (SELECT x.event_id FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid))`,
       [json, EXPIRED_MESSAGE],
     );
@@ -60,7 +60,7 @@ export async function expireDeliveredMessages(pool: Pool, now: Date = new Date()
       );
       if (i > 0 || rows.length === 0) continue;
       await client.query(
-        `UPDATE mds_personal_data p SET records = jsonb_build_array(to_jsonb($2::text))
+        `UPDATE mds_personal_data p SET salt = NULL, records = jsonb_build_array(to_jsonb($2::text))
           WHERE p.event_id IN (SELECT ${ATTEMPT_EVENT_ID_SQL('h.outlet_id', 'h.entry_number::text')} FROM jsonb_to_recordset($1::jsonb) AS h(outlet_id text, entry_number bigint))`,
         [JSON.stringify(rows), EXPIRED_MESSAGE],
       );

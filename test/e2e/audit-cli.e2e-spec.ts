@@ -135,6 +135,8 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
     let lines: string[];
 
     beforeAll(async () => {
+      // A chunk with personal fields nobody forgot: its commitment's salt is kept beside it.
+      await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'SALTED-1', first_name: 'Salma', email: 'salma@example.com' }] }));
       const res = await runCli(['audit', 'export', '--out', exported], env);
       expect([res.code, res.stderr]).toEqual([0, expect.stringMatching(/exported \d+ events, positions 1 to \d+, to /)]);
       lines = fs.readFileSync(exported, 'utf8').split('\n').slice(0, -1);
@@ -155,7 +157,7 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
         count: positions.length, from: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/), head: events[events.length - 1].hash, key_id: expect.stringMatching(/^[0-9a-f]{16}$/), signature: expect.any(String), to: head,
       });
       const ok = await runCli(['audit', 'verify', exported], env);
-      expect([ok.code, ok.stdout.trim()]).toEqual([0, `${exported}: ok, ${positions.length} events, chain head ${events[events.length - 1].hash}; signatures not checked (give --public-key)`]);
+      expect([ok.code, ok.stdout.trim()]).toEqual([0, expect.stringMatching(new RegExp(`^${exported}: ok, ${positions.length} events, chain head ${events[events.length - 1].hash}; signatures not checked \\(give --public-key\\); personal fields: \\d+ line\\(s\\) as committed, \\d+ erased$`))]);
     });
 
     it('gives the same bytes for the same range on every run and after a rebuild', async () => {
@@ -171,7 +173,7 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
       expect(whole.stdout).toBe(fs.readFileSync(exported, 'utf8'));
     }, 60_000);
 
-    it('keeps the chain when a customer is forgotten: the same events and hashes, their personal fields as markers beside them', async () => {
+    it('keeps the chain when a customer is forgotten: the same events and hashes, their personal fields as markers beside them, the salt of their chunk erased', async () => {
       const to = await api.rt.store.headPosition();
       const before = await runCli(['audit', 'export', '--to', String(to)], env);
       expect(before.code).toBe(0);
@@ -190,13 +192,23 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
       const changed = now.filter((l, i) => JSON.stringify(l.personal) !== JSON.stringify(was[i].personal));
       expect(changed.length).toBeGreaterThan(0);
       expect(changed.every((l) => /\[forgotten [0-9a-f]{12}\]/.test(JSON.stringify(l.personal)))).toBe(true);
+      // Their chunk's commitment can no longer be tested (its salt went with the values); every other still verifies.
+      expect(changed.map((l) => l.salt)).toEqual(changed.map(() => null));
+      const unchanged = now.map((l, i) => (l.personal && JSON.stringify(l.personal) === JSON.stringify(was[i].personal) ? i : -1)).filter((i) => i >= 0);
+      expect(unchanged.map((i) => now[i].salt)).toEqual(unchanged.map((i) => was[i].salt));
+      expect(unchanged.map((i) => now[i].salt)).toContainEqual(expect.any(String));
       // The event itself never held them.
       expect(was.filter((l) => l.event && JSON.stringify(l.event).includes('r5@example.com'))).toEqual([]);
       for (const out of [before, after]) {
         const file = path.join(dir, 'forgetting.jsonl');
         fs.writeFileSync(file, out.stdout);
         const ok = await runCli(['audit', 'verify', file], env);
-        expect([ok.code, ok.stdout.trim()]).toEqual([0, `${file}: ok, ${was.length - 2} events, chain head ${was[was.length - 1].head}; signatures not checked (give --public-key)`]);
+        const lines2 = parse(out.stdout).filter((l) => l.personal);
+        const salted = lines2.filter((l) => typeof l.salt === 'string').length;
+        expect([ok.code, ok.stdout.trim()]).toEqual([
+          0,
+          `${file}: ok, ${was.length - 2} events, chain head ${was[was.length - 1].head}; signatures not checked (give --public-key); personal fields: ${salted} line(s) as committed, ${lines2.length - salted} erased`,
+        ]);
       }
     }, 60_000);
 
@@ -235,30 +247,25 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
         ['the start line deleted', lines.slice(1), /^line 1: the first line is not the start line/],
       ];
       for (const [what, changed, message] of changes) expect([what, await verify(changed)]).toEqual([what, expect.stringMatching(message)]);
-      // Every byte of a line, changed, is found on that line (the check the CLI runs, in this process),
-      // but for the personal fields beside the event: they are outside the chain, since forgetting
-      // changes them (a change that keeps the line canonical JSON passes).
-      const withPersonal = lines.findIndex((l) => l.includes('"personal":'));
+      // Every byte of a line, changed, is found on that line (the check the CLI runs, in this process):
+      // the personal fields beside the event too, by the commitment the event carries while its salt is kept.
+      const withPersonal = lines.findIndex((l) => l.includes('"personal":') && !l.includes('"salt":null'));
       expect(withPersonal).toBeGreaterThanOrEqual(0);
       // With the public key: a changed byte of the signature or key id counts too.
       const key = readPublicKey((await send('GET', '/api/audit/public-key/')).body.public_key);
       for (const index of [0, 2, withPersonal, lines.length - 1]) {
         const line = lines[index];
-        const personal = line.indexOf(',"personal":');
-        const beside = (at: number) => personal >= 0 && at > personal + 12 && at < line.indexOf(',"prev":');
         for (let at = 0; at < line.length; at++) {
           const result = await verifyExport(lines.map((l, i) => (i === index ? byte(l, at) : l)), key);
-          if (beside(at)) expect([index, at, result.ok || result.line]).toEqual([index, at, result.ok || index + 1]);
-          else expect([index, at, result]).toEqual([index, at, expect.objectContaining({ ok: false, line: index + 1 })]);
+          expect([index, at, result]).toEqual([index, at, expect.objectContaining({ ok: false, line: index + 1 })]);
         }
       }
     }, 120_000);
 
     it('with the public key, finds a chain recomputed after an edit, a cut tail closed anew, a range that does not join, and a forged checkpoint', async () => {
-      await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'BEFORE-1' }] }));
+      await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'BEFORE-1', first_name: 'Ada' }] }));
       const checkpoint = await runCli(['audit', 'checkpoint'], env);
       expect([checkpoint.code, checkpoint.stdout]).toEqual([0, expect.stringMatching(/^checkpoint at position \d+: \d+ events, chain head [0-9a-f]{64}\n$/)]);
-      expect((await runCli(['audit', 'checkpoint'], env)).stdout).toBe('no event since the last checkpoint\n');
       await completed(await send('POST', '/api/customers/upload/', { customers: [{ external_id: 'AFTER-1' }, { external_id: 'AFTER-2' }] }));
       const keyFile = path.join(dir, 'audit.pem');
       const served = (await api.call('/api/audit/public-key/')).body;
@@ -291,6 +298,11 @@ describe('mds events replay, mds query, mds audit export / verify', () => {
         out.push(canonicalJson({ ...final, ...range, head: prev, hash: chainHash(prev, canonicalJson(range)) }));
         return out;
       };
+      // A personal field edited beside its event: found by the commitment, key or not.
+      const withSalt = whole.findIndex((l) => l.includes('"personal":{"records":') && !l.includes('"salt":null'));
+      const editedPersonal = whole.map((l, i) => (i === withSalt ? l.replace(/"first_name":"[^"]*"/, '"first_name":"Mallory"') : l));
+      expect(editedPersonal[withSalt]).not.toBe(whole[withSalt]);
+      expect(await verifyExport(editedPersonal)).toEqual({ ok: false, line: withSalt + 1, problem: expect.stringMatching(/personal fields beside the event are not those its commitment names/) });
       const cpLine = whole.findIndex((l) => l.includes('"type":"AuditChainCheckpointed"'));
       const lastEvent = whole.length - 2;
       const edit = (ls: string[], at: number, from: string, to: string) => ls.map((l, i) => (i === at ? l.replace(from, to) : l));

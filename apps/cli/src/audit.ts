@@ -166,7 +166,9 @@ export function auditCommands(program: Command): void {
       const result = await verifyExport(lines, key);
       if (!result.ok) throw new Error(`${file}: line ${result.line}: ${result.problem}`);
       const signed = key ? `; signed by key ${key.keyId}${result.checkpoints ? `, ${result.checkpoints} checkpoint(s) of the log inside` : ''}` : '; signatures not checked (give --public-key)';
-      process.stdout.write(`${file}: ok, ${result.count} events, chain head ${result.head}${signed}\n`);
+      const p = result.personal;
+      const kept = p.verified + p.erased + p.uncommitted > 0 ? `; personal fields: ${p.verified} line(s) as committed, ${p.erased} erased${p.uncommitted ? `, ${p.uncommitted} from before commitments` : ''}` : '';
+      process.stdout.write(`${file}: ok, ${result.count} events, chain head ${result.head}${signed}${kept}\n`);
     });
   audit
     .command('public-key')

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { Pool } from 'pg';
+import { canonicalJson } from '#mds/platform';
 import {
   EventStoreAccessDeniedError,
   EventStoreAppendTooLargeError,
@@ -83,6 +84,23 @@ export function PERSONAL_MERGE_SQL(rec: string, pd: string): string {
   return `CASE WHEN coalesce(jsonb_typeof(${pd}), '') <> 'object' OR coalesce(jsonb_typeof(${rec}), '') <> 'object' THEN ${rec} ${groups} ELSE ${rec} || ${pd} END`;
 }
 
+/** An event's kept fields as the auditors' export shows them, and the salt of its commitment (null once erased). */
+export interface KeptFields {
+  fields: Rec;
+  salt: string | null;
+}
+
+const SALT = /^[A-Za-z0-9_-]{22}$/;
+const newSalt = () => randomBytes(16).toString('base64url');
+
+/**
+ * What an event commits to of the fields kept apart from it (metadata.personal_commitment): SHA-256
+ * of a random salt, a newline and their canonical JSON (`{records: [...]}` or `{<list key>: [...]}`).
+ * The salt is kept beside them and erased with them: while it is there, an auditor's export shows
+ * whether they are still what was appended; once they are forgotten, nothing can test a guess.
+ */
+export const personalCommitment = (salt: string, fields: Rec): string => createHash('sha256').update(salt).update('\n').update(canonicalJson(fields)).digest('hex');
+
 const isObject = (x: unknown): x is Rec => x !== null && typeof x === 'object' && !Array.isArray(x);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -133,7 +151,7 @@ export class PersonalDataEventStore implements EventStore {
     const expected = options?.expectedRevision;
     // Where each event would be, when the expected revision says (the sweep reads there).
     const from = expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null;
-    const rows: Array<{ id: string; type: string; whole?: string; records: unknown[]; revision: number | null }> = [];
+    const rows: Array<{ id: string; type: string; whole?: string; records: unknown[]; revision: number | null; salt: string }> = [];
     const generated = new Set<string>();
     const split = events.map((e, i) => {
       const fields = this.fields[e.type];
@@ -143,8 +161,9 @@ export class PersonalDataEventStore implements EventStore {
         if (!Array.isArray(items)) return e;
         const id = e.id ?? randomUUID();
         if (e.id === undefined) generated.add(id);
-        rows.push({ id, type: e.type, whole: fields.list, records: items, revision });
-        return { ...e, id, data: rest };
+        const salt = newSalt();
+        rows.push({ id, type: e.type, whole: fields.list, records: items, revision, salt });
+        return { ...e, id, data: rest, metadata: { ...e.metadata, personal_commitment: personalCommitment(salt, { [fields.list]: items }) } };
       }
       const records = (e.data as { records?: unknown } | null)?.records;
       if (!fields || !Array.isArray(records)) return e;
@@ -155,8 +174,10 @@ export class PersonalDataEventStore implements EventStore {
       if (parts.every((p) => p.personal === null)) return e;
       const id = e.id ?? randomUUID();
       if (e.id === undefined) generated.add(id);
-      rows.push({ id, type: e.type, records: parts.map((p) => p.personal), revision });
-      return { ...e, id, data: { ...(e.data as Rec), records: parts.map((p) => p.rest) } };
+      const personal = parts.map((p) => p.personal);
+      const salt = newSalt();
+      rows.push({ id, type: e.type, records: personal, revision, salt });
+      return { ...e, id, data: { ...(e.data as Rec), records: parts.map((p) => p.rest) }, metadata: { ...e.metadata, personal_commitment: personalCommitment(salt, { records: personal }) } };
     });
     if (rows.length === 0) return this.inner.append(stream, events, options);
     // The lists first, marked unsettled: an event never names a list that is not there, and a list
@@ -171,7 +192,7 @@ export class PersonalDataEventStore implements EventStore {
       if (generated.size > 0 && nothingRecorded(err)) await this.pool.query('DELETE FROM mds_personal_data WHERE event_id = ANY($1::uuid[])', [[...generated]]).catch(() => undefined);
       throw err;
     }
-    await this.settle(rows.map((r) => r.id));
+    await this.settle(rows, !result.duplicate);
     return result;
   }
 
@@ -180,14 +201,18 @@ export class PersonalDataEventStore implements EventStore {
    * without waiting for the disk: a mark lost here only costs the sweep a read of the stream. The ids
    * are the append's, UUIDs by now; anything else is left to the sweep.
    */
-  private async settle(ids: string[]): Promise<void> {
-    if (!ids.every((id) => UUID.test(id))) return;
+  private async settle(rows: Array<{ id: string; salt: string }>, recorded: boolean): Promise<void> {
+    if (!rows.every((r) => UUID.test(r.id) && SALT.test(r.salt))) return;
+    // A list left by an earlier attempt of these events keeps its salt unless this append recorded
+    // them: then the events in the log commit to this append's salt.
+    const values = rows.map((r) => `('${r.id}'::uuid, '${r.salt}')`).join(',');
     await this.pool
       .query(
         // Two statements in one query: one implicit transaction, which SET LOCAL applies to.
         `SET LOCAL synchronous_commit = off;
-         UPDATE mds_personal_data SET unsettled_at = NULL, unsettled_stream = NULL, unsettled_revision = NULL
-          WHERE event_id = ANY('{${ids.join(',')}}'::uuid[]) AND unsettled_at IS NOT NULL`,
+         UPDATE mds_personal_data p SET unsettled_at = NULL, unsettled_stream = NULL, unsettled_revision = NULL${recorded ? ', salt = x.salt' : ''}
+           FROM (VALUES ${values}) AS x(id, salt)
+          WHERE p.event_id = x.id AND p.unsettled_at IS NOT NULL`,
       )
       .catch(() => undefined);
   }
@@ -198,9 +223,9 @@ export class PersonalDataEventStore implements EventStore {
    * this retry does not delete it (its delete asks for the older mark).
    */
   private async insertLists(json: string, stream: string): Promise<void> {
-    const sql = `INSERT INTO mds_personal_data (event_id, type, whole, records, unsettled_at, unsettled_stream, unsettled_revision)
-                 SELECT x.id, x.type, x.whole, x.records, now(), $2, x.revision
-                   FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, type text, whole text, records jsonb, revision bigint)
+    const sql = `INSERT INTO mds_personal_data (event_id, type, whole, records, unsettled_at, unsettled_stream, unsettled_revision, salt)
+                 SELECT x.id, x.type, x.whole, x.records, now(), $2, x.revision, x.salt
+                   FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, type text, whole text, records jsonb, revision bigint, salt text)
                  ON CONFLICT (event_id) DO UPDATE SET unsettled_at = EXCLUDED.unsettled_at WHERE mds_personal_data.unsettled_at IS NOT NULL`;
     // On EventStoreDB the log's durability is not PostgreSQL's: the list is committed as usual.
     if (this.inner.kind !== 'postgres') await this.pool.query(sql, [json, stream]);
@@ -290,18 +315,23 @@ export class PersonalDataEventStore implements EventStore {
    * `"[expired]"` once a retention period dropped them): what the auditors' export chains and what it
    * shows beside the chain.
    */
-  async readAllApart(options?: ReadAllOptions): Promise<{ page: ReadAllPage; kept: Map<string, Rec> }> {
+  async readAllApart(options?: ReadAllOptions): Promise<{ page: ReadAllPage; kept: Map<string, KeptFields> }> {
     const page = await this.inner.readAll(options);
     const ids = page.events.filter((e) => this.fields[e.type]).map((e) => e.id);
-    const kept = new Map<string, Rec>();
-    for (const r of await this.listsOf(ids)) kept.set(r.event_id, { [r.whole ?? 'records']: r.records });
+    const kept = new Map<string, KeptFields>();
+    for (const r of await this.listsOf(ids, true)) kept.set(r.event_id, { fields: { [r.whole ?? 'records']: r.records }, salt: r.salt ?? null });
     return { page, kept };
   }
 
-  /** The kept lists of these events (those that have one). */
-  private async listsOf(ids: string[]): Promise<Array<{ event_id: string; whole: string | null; records: unknown[] }>> {
+  /** The kept lists of these events (those that have one), with their commitments' salts when asked. */
+  private async listsOf(ids: string[], salts = false): Promise<Array<{ event_id: string; whole: string | null; records: unknown[]; salt?: string | null }>> {
     if (ids.length === 0) return [];
-    return (await this.pool.query<{ event_id: string; whole: string | null; records: unknown[] }>('SELECT event_id, whole, records FROM mds_personal_data WHERE event_id = ANY($1::uuid[])', [ids])).rows;
+    return (
+      await this.pool.query<{ event_id: string; whole: string | null; records: unknown[]; salt?: string | null }>(
+        `SELECT event_id, whole, records${salts ? ', salt' : ''} FROM mds_personal_data WHERE event_id = ANY($1::uuid[])`,
+        [ids],
+      )
+    ).rows;
   }
 
   subscribe(options?: SubscribeOptions): EventSubscription {
