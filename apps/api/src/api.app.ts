@@ -103,10 +103,15 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
     app,
     new DocumentBuilder()
       .setTitle('Marketing Data Service API')
-      .setDescription('Import customers, products, events and sales; read them back; campaign statistics; datatargets and webhook outlets. Every error answers `{"error": {"code", "message"}}`.')
+      .setDescription(
+        'Import customers, products, events and sales; read them back; campaign statistics; datatargets and webhook outlets. Every error answers `{"error": {"code", "message"}}`. ' +
+          'Every route but /health, /api/docs and /api/audit/public-key needs an access token. Import records are read leniently (ids as strings or whole numbers, money as integer cents ' +
+          'or a numeric string, booleans also as "true"/"1"/"yes", lists as arrays or comma-joined strings, text fields also as numbers, `null` as absent); their schemas give each field\'s forms and limits.',
+      )
       .setVersion('1')
-      .addBearerAuth()
       .build(),
+    // Each route names its tag (openapi-contract.ts orders them); none is made up from a controller's name.
+    { autoTagControllers: false },
   ));
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs/openapi.json', yamlDocumentUrl: 'api/docs/openapi.yaml' });
   return app;

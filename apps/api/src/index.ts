@@ -1,3 +1,3 @@
 export { createApiApp } from './api.app';
 export { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module';
-export { Public, RequirePermission } from './access/permissions';
+export { ACCESS_RULE, PASSWORD_LOGIN, Public, RequirePermission, type AccessRule } from './access/permissions';

@@ -8,9 +8,10 @@ import {
 } from '#mds/imports';
 import type { EventStore } from '#mds/event-store';
 import type { Settings } from '#mds/settings';
+import { BROWSE_FIELDS, BUILT_IN_EVENT_TYPES, EVENT_DELETION_FIELDS, EVENT_FIELDS, EVENT_IDENTIFIERS } from './event.fields';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, field, isCompanyField, normalizePhone, recordObject, assertUsableKey, LIMITS } = imports;
+const { coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, field, isCompanyField, maxOf, namesOf, normalizePhone, recordObject, assertUsableKey, EMAIL } = imports;
 
 export const EVENTS_IMPORTED = 'EventsImported';
 
@@ -28,19 +29,17 @@ export const EVENT_PERSONAL_FIELDS = ['email', 'phone_number', '$phone', 'custom
  */
 export const EVENT_CUSTOMER_KEY = '$customer_id';
 
-export const BUILT_IN_EVENT_TYPES = ['BROWSE', 'MAIL_SUBSCRIBE', 'MAIL_UNSUBSCRIBE', 'ORDER_SHIPPED', 'BASKET_ADD', 'SENTIMENT', 'SMS_SUBSCRIBE', 'SMS_UNSUBSCRIBE'] as const;
-
 /** Key of the normalised phone number carried for matching ("$" keys are matching aids, never shown). */
 export const EVENT_PHONE_KEY = '$phone';
 
-const IDENTIFIERS = ['customer_id', 'phone_number', 'email', 'customer_token'];
-const STRING_FIELDS = [
-  'label', 'path', 'utm_campaign', 'utm_medium', 'utm_content', 'utm_source',
-  'reason', 'source', 'first_name', 'last_name', 'street_address', 'zip_code', 'country', 'language', 'company', 'product_title',
-];
+// The event's fields by kind (event.fields.ts), each taken up to its own limit.
+const TEXT_FIELDS = namesOf(EVENT_FIELDS, 'text');
 /** Strings the read models index or join by (products linked by ean, sales by sale_id, customers by token): at most LIMITS.id characters. */
-const KEY_FIELDS = ['product_ean', 'product_id', 'tracking_number', 'sale_id', 'customer_token'];
-const BROWSE_FIELDS = ['label', 'product_ean', 'product_id', 'path', 'utm_campaign'];
+const KEY_FIELDS = namesOf(EVENT_FIELDS, 'key');
+const LIST_FIELDS = namesOf(EVENT_FIELDS, 'list');
+/** The is_deleted values that make a record a deletion. */
+const DELETED = EVENT_DELETION_FIELDS.is_deleted.values!;
+const DELETION_ID = new RegExp(EVENT_DELETION_FIELDS.id.pattern!);
 
 /** A new event as stored: its fields as coerced, plus the id assigned in the command. */
 export type EventRecord = Record<string, unknown> & { type: string; date: string };
@@ -64,7 +63,7 @@ export const isDeletion = (r: EventRecord | EventDeletion): r is EventDeletion =
 const required = (name: string, why: string) => new RecordProblem(name, 'required', `${name} is required ${why}`);
 
 function validateEvent(r: Record<string, unknown>, settings: Settings): EventRecord {
-  const rawType = field(r, 'type', (v) => coerceString(v, 64));
+  const rawType = field(r, 'type', (v) => coerceString(v, EVENT_FIELDS.type.max));
   if (rawType === undefined || rawType.trim() === '') throw required('type', 'on every event');
   const type = rawType.trim().toUpperCase();
   if (!(BUILT_IN_EVENT_TYPES as readonly string[]).includes(type) && !settings.custom_event_types.includes(type)) {
@@ -79,14 +78,13 @@ function validateEvent(r: Record<string, unknown>, settings: Settings): EventRec
     if (key === 'id' || key === 'is_deleted') throw new RecordProblem(key, 'invalid_field', `${key} is only sent to delete an event: {"id": <id>, "is_deleted": true}`);
     let v: unknown;
     if (key === 'customer_id') v = field(r, key, coerceId);
-    else if (key === 'email') v = field(r, key, (x) => coerceString(x, 320))?.trim().toLowerCase() || undefined;
+    else if (key === 'email') v = field(r, key, (x) => coerceString(x, maxOf(EVENT_FIELDS.email)))?.trim().toLowerCase() || undefined;
     else if (key === 'phone_number') {
-      const phone = field(r, key, (x) => coerceString(x, 64))?.trim();
+      const phone = field(r, key, (x) => coerceString(x, maxOf(EVENT_FIELDS.phone_number)))?.trim();
       if (phone) out[EVENT_PHONE_KEY] = normalizePhone(phone, settings.default_country) ?? phone;
       v = phone || undefined;
-    } else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, LIMITS.text))?.trim() || undefined;
-    else if (KEY_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, LIMITS.id))?.trim() || undefined;
-    else if (key === 'mailing_lists' || key === 'tags') v = field(r, key, coerceList);
+    } else if (TEXT_FIELDS.has(key) || KEY_FIELDS.has(key)) v = field(r, key, (x) => coerceString(x, maxOf(EVENT_FIELDS[key])))?.trim() || undefined;
+    else if (LIST_FIELDS.has(key)) v = field(r, key, coerceList);
     else if (key === 'sentiment_value') {
       const n = field(r, key, coerceNumber);
       if (n !== undefined && !Number.isSafeInteger(n)) throw new RecordProblem(key, 'invalid_integer', `sentiment_value must be a whole number, got ${n}`);
@@ -97,11 +95,11 @@ function validateEvent(r: Record<string, unknown>, settings: Settings): EventRec
     }
     if (v !== undefined) out[key] = v;
   }
-  if (typeof out.email === 'string' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(out.email)) throw new RecordProblem('email', 'invalid_email', `"${out.email}" is not an e-mail address`);
+  if (typeof out.email === 'string' && !EMAIL.test(out.email)) throw new RecordProblem('email', 'invalid_email', `"${out.email}" is not an e-mail address`);
   if (out.customer_id !== undefined && (EVENT_PERSONAL_FIELDS.some((k) => out[k] !== undefined) || settings.personal_company_fields.some((k) => out[k] !== undefined))) {
     out[EVENT_CUSTOMER_KEY] = out.customer_id;
   }
-  if (!IDENTIFIERS.some((k) => out[k] !== undefined)) {
+  if (!EVENT_IDENTIFIERS.some((k) => out[k] !== undefined)) {
     throw new RecordProblem(null, 'missing_identifier', 'an event needs one of customer_id, phone_number, email, customer_token');
   }
   const lists = out.mailing_lists as string[] | undefined;
@@ -128,9 +126,9 @@ function validateEvent(r: Record<string, unknown>, settings: Settings): EventRec
 
 function validateDeletion(r: Record<string, unknown>): EventDeletion {
   const id = r.id;
-  const n = typeof id === 'string' && /^\d+$/.test(id.trim()) ? Number(id) : id;
+  const n = typeof id === 'string' && DELETION_ID.test(id) ? Number(id) : id;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new RecordProblem('id', 'invalid_id', 'id must be an event id from data retrieval (a positive whole number)');
-  const extra = Object.keys(r).find((k) => k !== 'id' && k !== 'is_deleted');
+  const extra = Object.keys(r).find((k) => !Object.hasOwn(EVENT_DELETION_FIELDS, k));
   if (extra) throw new RecordProblem(extra, 'invalid_field', 'a deletion is {"id": <id>, "is_deleted": true} and nothing else');
   return { id: n, is_deleted: true };
 }
@@ -161,8 +159,7 @@ export function eventImport(settings: Settings, deps: EventImportDeps): ImportKi
     personalFields: settings.personal_company_fields,
     validate(raw) {
       const r = recordObject(raw, 'an event');
-      const deleted = r.is_deleted;
-      if (deleted === true || deleted === 'true' || deleted === 1) return validateDeletion(r);
+      if (DELETED.includes(r.is_deleted)) return validateDeletion(r);
       return validateEvent(r, settings);
     },
     async finish(accepted): Promise<FinishedRecords> {

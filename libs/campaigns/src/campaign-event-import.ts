@@ -1,16 +1,15 @@
 import * as imports from '#mds/imports';
 import { RecordProblem, type ImportKind } from '#mds/imports';
 import type { Settings } from '#mds/settings';
+import { CAMPAIGN_EVENT_FIELDS, CAMPAIGN_EVENT_IDENTIFIERS } from './campaign-event.fields';
 import { CAMPAIGN_KEY } from './campaign-import';
 import { CAMPAIGN_EVENT_TYPES, CAMPAIGN_EVENTS_IMPORTED, STATISTICS_EVENT_NAMES, type CampaignEventRecord, type CampaignEventType } from './campaigns.events';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { assertUsableKey, coerceDateTime, coerceId, coerceString, field, normalizePhone, recordObject, LIMITS } = imports;
+const { assertUsableKey, coerceDateTime, coerceId, coerceString, field, maxOf, normalizePhone, recordObject, EMAIL } = imports;
 
 /** Key of the normalised phone number carried for matching ("$" keys are matching aids, never shown). */
 export const CAMPAIGN_EVENT_PHONE_KEY = '$phone';
-
-const IDENTIFIERS = ['customer_id', 'phone_number', 'email', 'customer_token'];
 
 /** `open`, `OPEN`, `opens`, `spam-report` … → the type; undefined for anything else. */
 const TYPES: Record<string, CampaignEventType> = Object.fromEntries(
@@ -32,7 +31,7 @@ export function campaignEventImport(settings: Settings): ImportKind<CampaignEven
       const key = field(r, 'campaign_key', coerceId);
       if (key === undefined) throw new RecordProblem('campaign_key', 'required', 'campaign_key is required');
       if (!CAMPAIGN_KEY.test(key)) throw new RecordProblem('campaign_key', 'invalid_campaign_key', 'campaign_key: letters, digits and punctuation, no spaces or commas');
-      const rawType = field(r, 'type', (v) => coerceString(v, 64));
+      const rawType = field(r, 'type', (v) => coerceString(v, CAMPAIGN_EVENT_FIELDS.type.max));
       if (rawType === undefined || rawType.trim() === '') throw new RecordProblem('type', 'required', 'type is required on every campaign event');
       const type = TYPES[rawType.trim().toLowerCase().replace(/[-\s]/g, '_')];
       if (!type) throw new RecordProblem('type', 'unknown_campaign_event_type', `"${rawType.slice(0, 64)}" is not a campaign event type: ${CAMPAIGN_EVENT_TYPES.join(', ')}`);
@@ -45,17 +44,17 @@ export function campaignEventImport(settings: Settings): ImportKind<CampaignEven
         let v: unknown;
         if (name === 'customer_id') v = field(r, name, coerceId);
         else if (name === 'email') {
-          v = field(r, name, (x) => coerceString(x, 320))?.trim().toLowerCase() || undefined;
-          if (typeof v === 'string' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) throw new RecordProblem('email', 'invalid_email', `"${v}" is not an e-mail address`);
+          v = field(r, name, (x) => coerceString(x, maxOf(CAMPAIGN_EVENT_FIELDS.email)))?.trim().toLowerCase() || undefined;
+          if (typeof v === 'string' && !EMAIL.test(v)) throw new RecordProblem('email', 'invalid_email', `"${v}" is not an e-mail address`);
         } else if (name === 'phone_number') {
-          const phone = field(r, name, (x) => coerceString(x, 64))?.trim();
+          const phone = field(r, name, (x) => coerceString(x, maxOf(CAMPAIGN_EVENT_FIELDS.phone_number)))?.trim();
           if (phone) out[CAMPAIGN_EVENT_PHONE_KEY] = normalizePhone(phone, settings.default_country) ?? phone;
           v = phone || undefined;
-        } else if (name === 'customer_token') v = field(r, name, (x) => coerceString(x, LIMITS.id))?.trim() || undefined;
+        } else if (name === 'customer_token') v = field(r, name, (x) => coerceString(x, maxOf(CAMPAIGN_EVENT_FIELDS.customer_token)))?.trim() || undefined;
         else v = value;
         if (v !== undefined) out[name] = v;
       }
-      if (!IDENTIFIERS.some((k) => out[k] !== undefined)) {
+      if (!CAMPAIGN_EVENT_IDENTIFIERS.some((k) => out[k] !== undefined)) {
         throw new RecordProblem(null, 'missing_identifier', 'a campaign event needs one of customer_id, phone_number, email, customer_token');
       }
       return out;

@@ -2,34 +2,24 @@ import Ajv from 'ajv';
 import * as imports from '#mds/imports';
 import { RecordProblem, type ImportKind } from '#mds/imports';
 import type { Settings } from '#mds/settings';
+import { CAMPAIGN_FIELDS, CAMPAIGN_KEY_PATTERN } from './campaign.fields';
 import { CAMPAIGNS_IMPORTED, type CampaignRecord } from './campaigns.events';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { assertUsableKey, coerceBoolean, coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, field, recordObject } = imports;
+const { assertUsableKey, coerceBoolean, coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, coercedSchema, field, maxOf, namesOf, recordObject, LIMITS } = imports;
 
 /** A campaign key: no white space and no comma (`keys` lists them comma-separated). */
-export const CAMPAIGN_KEY = /^[^\s,]{1,256}$/;
+export const CAMPAIGN_KEY = new RegExp(CAMPAIGN_KEY_PATTERN);
 
-/** The campaign after coercion, compiled once: the "validate" half of "coerce, then validate". Other keys are kept. */
-const CAMPAIGN_SCHEMA = {
-  type: 'object',
-  required: ['campaign_key'],
-  properties: {
-    campaign_key: { type: 'string', pattern: CAMPAIGN_KEY.source },
-    kind: { type: 'string', maxLength: 64 },
-    automated: { type: 'boolean' },
-    name: { type: 'string', maxLength: 1000 },
-    state: { type: 'string', maxLength: 64 },
-    activated_at: { type: 'string' },
-    utm_campaign: { type: 'string', maxLength: 1000 },
-    campaign_tags: { type: 'array', maxItems: 1000, items: { type: 'object', required: ['id', 'label'], additionalProperties: false, properties: { id: { type: 'string' }, label: { type: 'string', maxLength: 1000 } } } },
-    folder: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'integer' }, name: { type: 'string', maxLength: 1000 } } },
-    permissions: { type: 'object', additionalProperties: false, properties: { marketing_permission: { type: 'string', maxLength: 64 } } },
-    product_ids: { type: 'array', maxItems: 100_000, items: { type: 'string', minLength: 1 } },
-  },
-} as const;
+/** The campaign after coercion, made from CAMPAIGN_FIELDS and compiled once: the "validate" half of "coerce, then validate". Other keys are kept. */
+const CAMPAIGN_SCHEMA = coercedSchema(CAMPAIGN_FIELDS);
+/** Strings taken up to LIMITS.shortText; the schema holds each to its own limit. */
+const TEXT_FIELDS = namesOf(CAMPAIGN_FIELDS, 'text');
 
 const validateCompiled = new Ajv({ allErrors: false, strict: false }).compile(CAMPAIGN_SCHEMA);
+const TAG = CAMPAIGN_FIELDS.campaign_tags.members!;
+const FOLDER = CAMPAIGN_FIELDS.folder.members!;
+const PERMISSIONS = CAMPAIGN_FIELDS.permissions.members!;
 
 /** Reads a nested object's member, reporting a problem as the top-level field's (`folder`, not `id`). */
 function member<T>(o: Record<string, unknown>, name: string, coerce: (v: unknown) => T, top: string, code: string): T {
@@ -48,7 +38,7 @@ function tags(value: unknown): Array<{ id: string; label: string }> {
     if (typeof t !== 'object' || t === null || Array.isArray(t)) throw new RecordProblem('campaign_tags', 'invalid_tags', `campaign_tags[${i}]: an object {id, label}`);
     const o = t as Record<string, unknown>;
     const id = member(o, 'id', coerceId, 'campaign_tags', 'invalid_tags');
-    const label = member(o, 'label', (v) => coerceString(v, 1000), 'campaign_tags', 'invalid_tags');
+    const label = member(o, 'label', (v) => coerceString(v, maxOf(TAG.label)), 'campaign_tags', 'invalid_tags');
     if (id === undefined || label === undefined) throw new RecordProblem('campaign_tags', 'invalid_tags', `campaign_tags[${i}]: id and label are required`);
     return { id, label };
   });
@@ -60,7 +50,7 @@ function folder(value: unknown): { id: number; name?: string } {
   const o = value as Record<string, unknown>;
   const id = member(o, 'id', coerceNumber, 'folder', 'invalid_folder');
   if (id === undefined || !Number.isSafeInteger(id)) throw new RecordProblem('folder', 'invalid_folder', 'folder.id must be a whole number');
-  const name = member(o, 'name', (v) => coerceString(v, 1000), 'folder', 'invalid_folder');
+  const name = member(o, 'name', (v) => coerceString(v, maxOf(FOLDER.name)), 'folder', 'invalid_folder');
   return name === undefined ? { id } : { id, name };
 }
 
@@ -68,7 +58,7 @@ function folder(value: unknown): { id: number; name?: string } {
 function permissions(value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RecordProblem('permissions', 'invalid_permissions', 'permissions: an object {marketing_permission}');
   const o = value as Record<string, unknown>;
-  const mp = member(o, 'marketing_permission', (v) => coerceString(v, 64), 'permissions', 'invalid_permissions');
+  const mp = member(o, 'marketing_permission', (v) => coerceString(v, maxOf(PERMISSIONS.marketing_permission)), 'permissions', 'invalid_permissions');
   return { ...o, ...(mp === undefined ? {} : { marketing_permission: mp }) };
 }
 
@@ -99,8 +89,8 @@ export function campaignImport(settings: Settings): ImportKind<CampaignRecord> {
         let v: unknown;
         if (value === '') v = '';
         else if (name === 'automated') v = field(r, name, coerceBoolean);
-        else if (name === 'kind' || name === 'name' || name === 'utm_campaign') v = field(r, name, (x) => coerceString(x, 1000))?.trim();
-        else if (name === 'state') v = state(field(r, name, (x) => coerceString(x, 64)) ?? '');
+        else if (name === 'state') v = state(field(r, name, (x) => coerceString(x, CAMPAIGN_FIELDS.state.max)) ?? '');
+        else if (TEXT_FIELDS.has(name)) v = field(r, name, (x) => coerceString(x, LIMITS.shortText))?.trim();
         else if (name === 'activated_at') v = field(r, name, (x) => coerceDateTime(x, settings.timezone));
         else if (name === 'campaign_tags') v = tags(value);
         else if (name === 'folder') v = folder(value);

@@ -1,4 +1,6 @@
 export * from './campaigns.events';
+export { CAMPAIGN_FIELDS, CAMPAIGN_KEY_PATTERN, CAMPAIGN_RECORD } from './campaign.fields';
+export { CAMPAIGN_EVENT_FIELDS, CAMPAIGN_EVENT_IDENTIFIERS, CAMPAIGN_EVENT_RECORD } from './campaign-event.fields';
 export { CAMPAIGN_KEY, campaignImport } from './campaign-import';
 export { CAMPAIGN_EVENT_PHONE_KEY, campaignEventImport } from './campaign-event-import';
 export { ImportCampaignsCommand } from './import-campaigns/import-campaigns.command';

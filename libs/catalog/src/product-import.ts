@@ -4,20 +4,21 @@ import {
   type ImportKind,
 } from '#mds/imports';
 import type { Settings } from '#mds/settings';
+import { PRODUCT_FIELDS } from './product.fields';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { coerceBoolean, coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, recordObject, assertUsableKey, LIMITS } = imports;
+const { coerceBoolean, coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, maxOf, namesOf, recordObject, assertUsableKey, LIMITS } = imports;
 
 export const PRODUCTS_IMPORTED = 'ProductsImported';
 
-const MONEY_FIELDS = ['price', 'sale_price', 'lowest_price', 'price_before_campaign', 'highest_price'];
-const STRING_FIELDS = ['type', 'vendor', 'brand', 'title', 'description', 'unit', 'weight', 'shop_id', 'image', 'url'];
-/** Strings the read models index (products by sku and ean, rows by language): at most LIMITS.id characters. */
-const KEY_FIELDS = ['ean', 'sku', 'language'];
-const BOOLEAN_FIELDS = ['visible', 'exclude_from_recommendations', 'in_stock'];
-const LIST_FIELDS = ['recommendation_set_ids', 'tags', 'main_product_ids'];
+// The product's fields by kind (product.fields.ts), each taken up to its own limit.
+const MONEY_FIELDS = namesOf(PRODUCT_FIELDS, 'money');
+/** Strings; those the read models index (products by sku and ean, rows by language) are `key`s, at most LIMITS.id characters. */
+const STRING_FIELDS = namesOf(PRODUCT_FIELDS, ['text', 'key']);
+const BOOLEAN_FIELDS = namesOf(PRODUCT_FIELDS, 'boolean');
+const LIST_FIELDS = namesOf(PRODUCT_FIELDS, 'list');
 /** Strings in the spec, which some plugins send as lists: kept as sent, a list joined with ", " (README: products). */
-const JOINED_FIELDS = ['category', 'category_id'];
+const JOINED_FIELDS = namesOf(PRODUCT_FIELDS, 'joined');
 export const JOINED_LIST_SEPARATOR = ', ';
 
 export type ProductRecord = Record<string, unknown> & { external_id: string };
@@ -59,12 +60,11 @@ export function productImport(settings: Settings): ImportKind<ProductRecord> {
         if (key === 'external_id' || value === null || value === undefined) continue;
         assertUsableKey(key);
         let v: unknown;
-        if (MONEY_FIELDS.includes(key)) v = field(r, key, coerceMoney);
-        else if (STRING_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, LIMITS.text));
-        else if (KEY_FIELDS.includes(key)) v = field(r, key, (x) => coerceString(x, LIMITS.id));
-        else if (BOOLEAN_FIELDS.includes(key)) v = field(r, key, coerceBoolean);
-        else if (LIST_FIELDS.includes(key)) v = value === '' ? [] : field(r, key, coerceList);
-        else if (JOINED_FIELDS.includes(key)) v = field(r, key, joinedString);
+        if (MONEY_FIELDS.has(key)) v = field(r, key, coerceMoney);
+        else if (STRING_FIELDS.has(key)) v = field(r, key, (x) => coerceString(x, maxOf(PRODUCT_FIELDS[key])));
+        else if (BOOLEAN_FIELDS.has(key)) v = field(r, key, coerceBoolean);
+        else if (LIST_FIELDS.has(key)) v = value === '' ? [] : field(r, key, coerceList);
+        else if (JOINED_FIELDS.has(key)) v = field(r, key, joinedString);
         else if (key === 'date') v = value === '' ? '' : field(r, key, (x) => coerceDateTime(x, settings.timezone));
         else if (key === 'stock') v = stockList(value);
         else v = value;

@@ -1,19 +1,18 @@
 import * as imports from '#mds/imports';
 import type { ImportKind } from '#mds/imports';
 import type { Settings } from '#mds/settings';
+import { CUSTOMER_FIELDS } from './customer.fields';
 import { validateCustomer } from './customer.schema';
 import { CUSTOMERS_IMPORTED } from './customers.events';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { coerceBoolean, coerceDate, coerceDateTime, coerceId, coerceList, coerceString, field, normalizePhone, isCompanyField, recordObject, assertUsableKey } = imports;
+const { coerceBoolean, coerceDate, coerceDateTime, coerceId, coerceList, coerceString, field, normalizePhone, isCompanyField, namesOf, recordObject, assertUsableKey, LIMITS } = imports;
 
-const STRING_FIELDS = new Set([
-  'canonical_id', 'first_name', 'last_name', 'shop_id', 'city', 'company', 'gender', 'house_number', 'house_number_addition',
-  'province', 'street_address', 'street_name', 'vat_number', 'zip_code', 'cb_token', 'language',
-]);
-const BOOLEAN_FIELDS = new Set(['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms', 'is_deleted', 'is_forgotten']);
-const DATETIME_FIELDS = new Set(['date_joined', 'last_login']);
-const LIST_FIELDS = new Set(['tags', 'mailing_lists', 'tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove']);
+// The customer's named fields by kind (customer.fields.ts); text fields are taken up to LIMITS.shortText, the schema holds each to its own limit.
+const STRING_FIELDS = namesOf(CUSTOMER_FIELDS, ['text', 'key']);
+const BOOLEAN_FIELDS = namesOf(CUSTOMER_FIELDS, 'boolean');
+const DATETIME_FIELDS = namesOf(CUSTOMER_FIELDS, 'datetime');
+const LIST_FIELDS = namesOf(CUSTOMER_FIELDS, 'list');
 /** Key of the normalised phone number carried in the event for matching ("$" keys are never customer fields). */
 export const PHONE_KEY = '$phone';
 
@@ -27,7 +26,7 @@ export type CustomerRecord = Record<string, unknown>;
  */
 export function customerImport(settings: Settings): ImportKind<CustomerRecord> {
   // Made once, not for every field of every record.
-  const longString = (v: unknown) => coerceString(v, 1000);
+  const longString = (v: unknown) => coerceString(v, LIMITS.shortText);
   const dateTime = (v: unknown) => coerceDateTime(v, settings.timezone);
   return {
     kind: 'customers',

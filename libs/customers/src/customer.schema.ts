@@ -1,44 +1,21 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { LIMITS, RecordProblem } from '#mds/imports';
-
-const str = (max: number) => ({ type: 'string', maxLength: max });
-const list = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 1000 }, maxItems: 10_000 };
-const datetime = { type: 'string', anyOf: [{ const: '' }, { pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$' }] };
+import { coercedSchema, RecordProblem } from '#mds/imports';
+import { CUSTOMER_FIELDS, CUSTOMER_IDENTIFIERS } from './customer.fields';
 
 /**
- * The Customer resource after coercion, as a JSON schema compiled once by Ajv: the "validate" half
- * of "coerce, then validate". Unknown keys are allowed (kept as sent).
+ * The Customer resource after coercion, as a JSON schema made from CUSTOMER_FIELDS and compiled once
+ * by Ajv: the "validate" half of "coerce, then validate". Unknown keys are allowed (kept as sent).
  */
 export const CUSTOMER_SCHEMA = {
   type: 'object',
-  properties: {
-    external_id: { type: 'string', pattern: '^[A-Za-z0-9-]{1,256}$' },
-    email: { type: 'string', maxLength: 320, anyOf: [{ const: '' }, { pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }] },
-    phone_number: str(64),
-    $phone: { type: 'string', pattern: '^\\+?\\d{3,}$' },
-    country: { type: 'string', pattern: '^([A-Z]{2})?$' },
-    birth_date: { type: 'string', pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' },
-    date_joined: datetime,
-    last_login: datetime,
-    tags: list,
-    mailing_lists: list,
-    'tags.add': list,
-    'tags.remove': list,
-    'mailing_lists.add': list,
-    'mailing_lists.remove': list,
-    ...Object.fromEntries(['can_email', 'can_post', 'can_profile', 'can_push', 'can_sms', 'is_deleted', 'is_forgotten'].map((k) => [k, { type: 'boolean' }])),
-    ...Object.fromEntries(
-      ['canonical_id', 'first_name', 'last_name', 'shop_id', 'city', 'company', 'gender', 'house_number', 'house_number_addition', 'province', 'street_address', 'street_name', 'vat_number', 'zip_code', 'language'].map((k) => [k, str(1000)]),
+  properties: Object.fromEntries(
+    Object.entries(coercedSchema(CUSTOMER_FIELDS).properties).flatMap(([name, schema]) =>
+      // The normalised phone (a matching aid) is checked right after the phone as sent.
+      name === 'phone_number' ? [[name, schema], ['$phone', { type: 'string', pattern: '^\\+?\\d{3,}$' }]] : [[name, schema]],
     ),
-    // Indexed (customers are found by it): at most LIMITS.id characters.
-    cb_token: str(LIMITS.id),
-  },
-  anyOf: [
-    { required: ['external_id'] },
-    { required: ['phone_number'], properties: { phone_number: { minLength: 1 } } },
-    { required: ['email'], properties: { email: { minLength: 1 } } },
-  ],
-} as const;
+  ),
+  anyOf: CUSTOMER_IDENTIFIERS.map((name) => ({ required: [name], properties: { [name]: { minLength: 1 } } })),
+};
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 const validateCompiled = ajv.compile(CUSTOMER_SCHEMA);

@@ -1,5 +1,6 @@
 export * from './customers.events';
 export * from './customer-import';
+export { CUSTOMER_FIELDS, CUSTOMER_IDENTIFIERS, CUSTOMER_RECORD } from './customer.fields';
 export { ERASED_IDENTIFIERS, erasedIdentifierText, erasedIdentifierWarnings, type ErasedIdentifiers } from './erased-identifiers';
 export { ImportCustomersCommand } from './import-customers/import-customers.command';
 export { ImportCustomersHandler } from './import-customers/import-customers.handler';

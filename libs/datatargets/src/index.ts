@@ -17,7 +17,7 @@ export { ChangeOutletCommand } from './change-outlet/change-outlet.command';
 export { ChangeOutletHandler } from './change-outlet/change-outlet.handler';
 export { DeleteOutletCommand } from './delete-outlet/delete-outlet.command';
 export { DeleteOutletHandler } from './delete-outlet/delete-outlet.handler';
-export { ControlOutletCommand, type OperatorAction } from './control-outlet/control-outlet.command';
+export { ControlOutletCommand, OPERATOR_ACTIONS, type OperatorAction } from './control-outlet/control-outlet.command';
 export { appendControl, ControlOutletHandler } from './control-outlet/control-outlet.handler';
 export { DatatargetsModule } from './datatargets.module';
 export { AttemptLog, MAX_UNRECORDED_BATCHES, openAttemptLog, type OutletStreamEvent } from './record-attempts/attempt-log';

@@ -37,6 +37,9 @@ export function coerceId(value: unknown, max: number = LIMITS.id): string | unde
   return trimmed;
 }
 
+/** The words a boolean may be sent as, in any case (the OpenAPI record schemas list them too). */
+export const BOOLEAN_WORDS = { true: ['true', '1', 'yes'], false: ['false', '0', 'no'] } as const;
+
 /** true/false, "true"/"false", "1"/"0", 1/0 ("yes"/"no" too); "" and null are absent. */
 export function coerceBoolean(value: unknown): boolean | undefined {
   if (value === null || value === undefined || value === '') return undefined;
@@ -44,8 +47,8 @@ export function coerceBoolean(value: unknown): boolean | undefined {
   if (value === 1 || value === 0) return value === 1;
   if (typeof value === 'string') {
     const v = value.trim().toLowerCase();
-    if (['true', '1', 'yes'].includes(v)) return true;
-    if (['false', '0', 'no'].includes(v)) return false;
+    if ((BOOLEAN_WORDS.true as readonly string[]).includes(v)) return true;
+    if ((BOOLEAN_WORDS.false as readonly string[]).includes(v)) return false;
   }
   throw new CoercionError('invalid_boolean', `expected true or false, got ${describe(value)}`);
 }
@@ -77,10 +80,14 @@ function describe(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)}`.slice(0, 80);
 }
 
+/** A number sent as a string (`"2.0000"`, `" 1e3 "`): what coerceNumber reads, and the record schemas' pattern for it. */
+export const NUMERIC_STRING = '^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$';
+const NUMERIC = new RegExp(NUMERIC_STRING);
+
 /** Numbers as numbers or numeric strings (`"2.0000"` → 2); "" is absent. */
 export function coerceNumber(value: unknown): number | undefined {
   if (value === null || value === undefined || value === '') return undefined;
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && NUMERIC.test(value) ? Number(value) : NaN;
   if (!Number.isFinite(n)) throw new CoercionError('invalid_number', `expected a number, got ${describe(value)}`);
   return n;
 }

@@ -1,9 +1,12 @@
 import { CoercionError } from './coerce';
 import { LIMITS } from './limits';
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** What a date and a datetime may look like as sent (trimmed): read here, and the record schemas' patterns. */
+export const DATE_PATTERN = '^(\\d{4})-(\\d{2})-(\\d{2})$';
+export const DATETIME_PATTERN = '^(\\d{4})-(\\d{2})-(\\d{2})[Tt ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,6}))?)?([Zz]|[+-]\\d{2}:?\\d{2})?$';
+const DATE = new RegExp(DATE_PATTERN);
 const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const DATETIME = new RegExp(DATETIME_PATTERN);
 
 const digits = (s: string, from: number, to: number): number => {
   let n = 0;

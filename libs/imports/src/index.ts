@@ -1,5 +1,6 @@
 export * from './coerce';
 export * from './limits';
+export * from './fields';
 export * from './import-run';
 export * from './dates';
 export * from './phone';

@@ -27,6 +27,13 @@ export const LIMITS = {
   id: 256,
   /** Other text fields: characters. */
   text: 10_000,
+  /** Named text fields of customers, sales and campaigns (names, addresses, methods): characters. */
+  shortText: 1000,
+  /** An e-mail address, and a phone number as sent: characters. */
+  email: 320,
+  phone: 64,
+  /** Codes: an event type, a sale state, a campaign's kind and state: characters. */
+  code: 64,
   /** Items of a list field (tags, mailing lists …), and characters of one item. */
   listItems: 1000,
   listItem: 1000,

@@ -1,15 +1,18 @@
 import * as imports from '#mds/imports';
 import {
   RecordProblem,
+  type FieldKind,
+  type FieldSpec,
   type FinishedRecords,
   type ImportKind,
   type RecordError,
 } from '#mds/imports';
 import type { Settings } from '#mds/settings';
+import { SALE_FIELDS } from './sale.fields';
 import { normalizeSaleState } from './sale-state';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, formatLimit, isCompanyField, normalizePhone, recordObject, assertUsableKey } = imports;
+const { coerceDateTime, coerceId, coerceList, coerceMoney, coerceNumber, coerceString, field, formatLimit, isCompanyField, maxOf, namesOf, normalizePhone, recordObject, assertUsableKey, EMAIL } = imports;
 const { LIMITS } = imports;
 
 export const SALES_IMPORTED = 'SalesImported';
@@ -50,12 +53,20 @@ interface ValidatedRow {
   leftOut?: string[];
 }
 
-const MONEY_FIELDS = ['sale_discount', 'sale_shipping', 'sale_shipping_in_currency', 'sale_total'];
-const STRING_FIELDS = ['sale_payment_method', 'sale_shipping_method', 'sale_shop_id'];
+// The row's fields by kind and level (sale.fields.ts), each taken up to its own limit.
+const transaction = (kind: FieldKind) => namesOf(SALE_FIELDS, (f) => f.kind === kind && f.level === 'transaction');
+const ofRow = (kind: FieldKind) => namesOf(SALE_FIELDS, (f) => f.kind === kind && f.level === 'row');
+const MONEY_FIELDS = transaction('money');
+/** sale_currency and sale_state among them have rules of their own, read before these. */
+const STRING_FIELDS = transaction('text');
+const LIST_FIELDS = transaction('list');
 /** The normalised form of sale_phone_number, kept for matching ("$" keys are never shown). */
 export const SALE_PHONE_KEY = '$phone';
-const ROW_MONEY = ['unit_price', 'discount', 'total', 'unit_price_in_currency'];
-const ROW_IDS = ['product_id', 'external_id', 'product_sku', 'product_ean'];
+const ROW_MONEY = ofRow('money');
+const ROW_IDS = ofRow('id');
+const ROW_LISTS = ofRow('list');
+const CURRENCY = new RegExp(SALE_FIELDS.sale_currency.pattern!);
+const RATE = SALE_FIELDS.sale_exchange_rate as Required<Pick<FieldSpec, 'min' | 'max'>>;
 
 export interface SaleImportDeps {
   /** For transactions of the request that lack them: whether an earlier import gave them a date and a customer (read-your-writes). */
@@ -107,39 +118,39 @@ function validateRow(r: Record<string, unknown>, settings: Settings): ValidatedR
     assertUsableKey(key);
     if (key === 'sale_date') fields[key] = field(r, key, (v) => coerceDateTime(v, settings.timezone));
     else if (key === 'sale_customer_id') fields[key] = field(r, key, coerceId);
-    else if (key === 'sale_email') fields[key] = field(r, key, (v) => coerceString(v, 320))?.trim().toLowerCase() || undefined;
+    else if (key === 'sale_email') fields[key] = field(r, key, (v) => coerceString(v, maxOf(SALE_FIELDS.sale_email)))?.trim().toLowerCase() || undefined;
     else if (key === 'sale_phone_number') {
-      const phone = field(r, key, (v) => coerceString(v, 64))?.trim();
+      const phone = field(r, key, (v) => coerceString(v, maxOf(SALE_FIELDS.sale_phone_number)))?.trim();
       if (phone) {
         fields[key] = phone;
         fields[SALE_PHONE_KEY] = normalizePhone(phone, settings.default_country) ?? phone;
       }
     } else if (key === 'sale_currency') {
-      const c = field(r, key, (v) => coerceString(v, 3))?.trim().toUpperCase();
-      if (c !== undefined && c !== '' && !/^[A-Z]{3}$/.test(c)) throw new RecordProblem(key, 'invalid_currency', `"${c}" is not an ISO 4217 currency code`);
+      const c = field(r, key, (v) => coerceString(v, SALE_FIELDS.sale_currency.max))?.trim().toUpperCase();
+      if (c !== undefined && c !== '' && !CURRENCY.test(c)) throw new RecordProblem(key, 'invalid_currency', `"${c}" is not an ISO 4217 currency code`);
       fields[key] = c || undefined;
     } else if (key === 'sale_exchange_rate') {
       const rate = field(r, key, coerceNumber);
       if (rate !== undefined && !(rate > 0)) throw new RecordProblem(key, 'invalid_rate', 'sale_exchange_rate must be a positive number');
-      if (rate !== undefined && (rate < LIMITS.exchangeRateMin || rate > LIMITS.exchangeRateMax)) {
-        throw new RecordProblem(key, 'out_of_range', `sale_exchange_rate is from ${LIMITS.exchangeRateMin} to ${formatLimit(LIMITS.exchangeRateMax)}; ${rate} is beyond it`);
+      if (rate !== undefined && (rate < RATE.min || rate > RATE.max)) {
+        throw new RecordProblem(key, 'out_of_range', `sale_exchange_rate is from ${RATE.min} to ${formatLimit(RATE.max)}; ${rate} is beyond it`);
       }
       fields[key] = rate;
-    } else if (MONEY_FIELDS.includes(key)) fields[key] = field(r, key, coerceMoney);
-    else if (STRING_FIELDS.includes(key)) fields[key] = field(r, key, (v) => coerceString(v, 1000))?.trim() || undefined;
-    else if (key === 'sale_coupon_codes') fields[key] = field(r, key, coerceList);
-    else if (key === 'sale_tags') fields.tags = field(r, key, coerceList); // read as the transaction's tags (the spec's name)
-    else if (key === 'sale_state') {
-      const s = field(r, key, (v) => coerceString(v, 64))?.trim();
+    } else if (key === 'sale_state') {
+      const s = field(r, key, (v) => coerceString(v, SALE_FIELDS.sale_state.max))?.trim();
       if (s) {
         const { state, known } = normalizeSaleState(s);
         fields[key] = state;
         if (!known) unknownState = state;
       }
-    } else if (key === 'quantity') row[key] = field(r, key, coerceQuantity);
-    else if (ROW_MONEY.includes(key)) row[key] = field(r, key, coerceMoney);
-    else if (ROW_IDS.includes(key)) row[key] = field(r, key, coerceId);
-    else if (key === 'tags') row[key] = field(r, key, coerceList);
+    } else if (MONEY_FIELDS.has(key)) fields[key] = field(r, key, coerceMoney);
+    else if (STRING_FIELDS.has(key)) fields[key] = field(r, key, (v) => coerceString(v, maxOf(SALE_FIELDS[key])))?.trim() || undefined;
+    else if (key === 'sale_tags') fields.tags = field(r, key, coerceList); // read as the transaction's tags (the spec's name)
+    else if (LIST_FIELDS.has(key)) fields[key] = field(r, key, coerceList);
+    else if (key === 'quantity') row[key] = field(r, key, coerceQuantity);
+    else if (ROW_MONEY.has(key)) row[key] = field(r, key, coerceMoney);
+    else if (ROW_IDS.has(key)) row[key] = field(r, key, coerceId);
+    else if (ROW_LISTS.has(key)) row[key] = field(r, key, coerceList);
     else if (key.startsWith('sale_') || isCompanyField(key, settings)) fields[key] = value; // other sale_ keys and company fields: the whole transaction
     else row[key] = value;
   }
@@ -155,7 +166,7 @@ function validateRow(r: Record<string, unknown>, settings: Settings): ValidatedR
     if (row.tags !== undefined) fields.tags = row.tags;
     leftOut = Object.keys(row).filter((k) => k !== 'tags');
   }
-  if (typeof fields.sale_email === 'string' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(fields.sale_email)) {
+  if (typeof fields.sale_email === 'string' && !EMAIL.test(fields.sale_email)) {
     throw new RecordProblem('sale_email', 'invalid_email', `"${fields.sale_email}" is not an e-mail address`);
   }
   return { sale_external_id: id, fields, row, item, unknownState, ...(leftOut?.length ? { leftOut } : {}) };

@@ -1,6 +1,10 @@
-import { coerceId, field, RecordProblem, recordObject, type ImportKind } from '#mds/imports';
+import { coerceId, field, namesOf, RecordProblem, recordObject, type ImportKind } from '#mds/imports';
+import { SHOP_FIELDS } from './shop.fields';
 
 export const SHOPS_IMPORTED = 'ShopsImported';
+
+/** Fields kept as sent that must be strings (shop.fields.ts). */
+const STRING_FIELDS = namesOf(SHOP_FIELDS, 'string');
 
 export interface ShopRecord {
   external_id: string;
@@ -24,7 +28,7 @@ export const shopImport: ImportKind<ShopRecord> = {
       if (key.length > 200) throw new RecordProblem(key.slice(0, 50), 'invalid_key', 'keys are at most 200 characters');
       out[key] = value;
     }
-    if ('name' in out && typeof out.name !== 'string') throw new RecordProblem('name', 'invalid_type', 'name must be a string');
+    for (const key of STRING_FIELDS) if (key in out && typeof out[key] !== 'string') throw new RecordProblem(key, 'invalid_type', `${key} must be a string`);
     return out;
   },
 };

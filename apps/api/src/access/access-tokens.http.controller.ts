@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBasicAuth, ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import {
   actorOf,
@@ -43,8 +43,6 @@ export class AccessTokensHttpController {
       `\`expires_at\` (ISO 8601, in the future) or \`expires_in\` (seconds, 1 to ${MAX_TOKEN_LIFETIME_S}), not both; neither: the token never expires, unless the token creating it does (then no later than that one). ` +
       'The token value is in this response only; 401 for bad credentials, 403 `account_locked` after 100 failed logins in a row.',
   })
-  @ApiBasicAuth()
-  @ApiBearerAuth()
   @ApiHeader({ name: 'Service-TOTP-Code', required: false, description: 'Current six-digit code, for users with two-factor authentication' })
   @ApiBody({
     required: false,

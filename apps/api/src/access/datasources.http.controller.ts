@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CreateDatasourceCommand, DATASOURCE_DATATYPES, type DatasourceView } from '#mds/access';
 import type { ImportAnswer } from '#mds/imports';
@@ -11,6 +11,7 @@ import { uploadCommand } from '../imports/uploads';
 import { CreateDatasourceRequest } from './create-datasource.request.dto';
 import { RequirePermission } from './permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
+import { datasourceImportBody } from '../platform/openapi-records';
 import { awaitReadModel } from './read-your-writes';
 
 const DATASOURCE_FIELDS = '{id, name, integration, datatype, enabled, created_at}';
@@ -21,7 +22,6 @@ const DATASOURCE_FIELDS = '{id, name, integration, datatype, enabled, created_at
  * `Idempotency-Key`, `?atomic`).
  */
 @ApiTags('legacy')
-@ApiBearerAuth()
 @Controller('api/datasources')
 export class DatasourcesHttpController {
   constructor(
@@ -66,14 +66,14 @@ export class DatasourcesHttpController {
   @UploadEndpoint('POST', ':datasource_id/import', {
     summary: 'Import through a datasource (legacy): the body of its datatype\'s upload (`{customers: [...]}`, `{products: [...]}`, `{events: [...]}` or a bare list, `{sales: [...]}`)',
     description: 'Answers exactly as that datatype\'s `/api/<datatype>/upload/`: partial acceptance, `?atomic=true`, `Idempotency-Key`, a run readable at GET /api/runs/{run_id}/. Unknown datasource: 404.',
-  }, { oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }] })
+  }, datasourceImportBody())
   async importThrough(@Req() request: FastifyRequest, @Param('datasource_id') id: string, @Body() body: unknown): Promise<ImportAnswer> {
     const datasource = await this.datasource(id);
     return this.commands.execute(uploadCommand(datasource.datatype, request, body));
   }
 
   // Its own handler: stacked @Post and @Put on one method register only the outermost.
-  @UploadEndpoint('PUT', ':datasource_id/import', { summary: 'Import through a datasource (legacy; PUT spelling, the same as POST)' })
+  @UploadEndpoint('PUT', ':datasource_id/import', { summary: 'Import through a datasource (legacy; PUT spelling, the same as POST)' }, datasourceImportBody())
   importThroughPut(@Req() request: FastifyRequest, @Param('datasource_id') id: string, @Body() body: unknown): Promise<ImportAnswer> {
     return this.importThrough(request, id, body);
   }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { actorOf, ChangeIntegrationCommand, CreateIntegrationCommand, type IntegrationView } from '#mds/access';
 import { notFound } from '#mds/platform';
@@ -17,7 +17,6 @@ const TOKEN_FIELDS = '`tokens`: its tokens that are not revoked, `[{id, name, hi
 type Listed = IntegrationView & { tokens: IntegrationToken[] };
 
 @ApiTags('access')
-@ApiBearerAuth()
 @Controller('api/integrations')
 export class IntegrationsHttpController {
   constructor(

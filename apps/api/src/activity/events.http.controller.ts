@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
@@ -8,11 +8,10 @@ import { RUNTIME, type Runtime } from '#mds/runtime';
 import { currentSettings, listEvents } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
+import { uploadBody } from '../platform/openapi-records';
 import { dataPage, dateBound, nextUrl } from '../imports/paging';
 import { uploadCommand } from '../imports/uploads';
 
-@ApiTags('events')
-@ApiBearerAuth()
 @Controller()
 export class EventsHttpController {
   constructor(
@@ -20,23 +19,26 @@ export class EventsHttpController {
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
+  @ApiTags('imports')
   @UploadEndpoint('POST', ['api/events/upload', 'api/event/upload'], {
     summary: 'Import customer events: `{events: [...]}` or a bare JSON list (also at /api/event/upload/)',
     description:
       'Each event needs type, date and one of customer_id, phone_number, email, customer_token, plus its type\'s fields (README: events). ' +
       'Custom types from the settings are accepted. `[{id, is_deleted: true}]` deletes events by the ids retrieval shows. Same run pattern as customers.',
-  }, { oneOf: [{ type: 'object', properties: { events: { type: 'array', items: { type: 'object' } } } }, { type: 'array', items: { type: 'object' } }] })
+  }, uploadBody('events'))
   upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.commands.execute(uploadCommand('events', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
-  @UploadEndpoint('PUT', ['api/events/upload', 'api/event/upload'], { summary: 'Import customer events (PUT spelling; the same as POST)' })
+  @ApiTags('imports')
+  @UploadEndpoint('PUT', ['api/events/upload', 'api/event/upload'], { summary: 'Import customer events (PUT spelling; the same as POST)' }, uploadBody('events'))
   uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.upload(request, body);
   }
 
   @Get('api/data/events')
+  @ApiTags('retrieval')
   @RequirePermission('data:read')
   @ApiOperation({
     summary: 'Customer events in id order: `limit`, `next_url`, filters `type`, `customer_id`, `email`, `phone_number`, `customer_token`, `customer` (a customer\'s external_id: events naming any of its identifiers), `from`/`to` (date), equality on any field',

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { auditEvents, type AuditEvent } from '#mds/projections';
 import { RUNTIME, type Runtime } from '#mds/runtime';
@@ -7,7 +7,6 @@ import { Public, RequirePermission } from '../access/permissions';
 import { AuditEventsQuery } from './audit-events.request.dto';
 
 @ApiTags('audit')
-@ApiBearerAuth()
 @Controller('api/audit')
 export class AuditHttpController {
   constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}

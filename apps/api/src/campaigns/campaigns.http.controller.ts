@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ImportAnswer } from '#mds/imports';
 import { invalidRequest } from '#mds/platform';
@@ -8,6 +8,7 @@ import { listCampaigns } from '#mds/projections';
 import { RUNTIME, type Runtime } from '#mds/runtime';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
+import { uploadBody } from '../platform/openapi-records';
 import { uploadCommand } from '../imports/uploads';
 import { CampaignStatisticsQuery, decodeCursor, encodeCursor } from './campaign-statistics.request.dto';
 
@@ -17,7 +18,6 @@ const CAMPAIGN_FIELDS =
   'campaign_product_count, campaign_product_revenue, other_product_count, other_product_revenue, product_categories: [{title, units, revenue, discount}]}, cache_modified_at} | null}';
 
 @ApiTags('campaigns')
-@ApiBearerAuth()
 @Controller()
 export class CampaignsHttpController {
   constructor(
@@ -31,7 +31,7 @@ export class CampaignsHttpController {
       'Fields: campaign_key (required), kind (automated-email, email, sms, EXT, or others kept), automated, name, state (active, draft, or others kept), activated_at, utm_campaign, ' +
       'campaign_tags [{id, label}], folder {id, name}, permissions {marketing_permission}, product_ids (the campaign\'s own products). Partial acceptance, `?atomic=true`, `Idempotency-Key`; ' +
       'GET /api/runs/{run_id}/ is completed once the statistics include the run.',
-  }, { type: 'object', properties: { campaigns: { type: 'array', items: { type: 'object', required: ['campaign_key'] } } } })
+  }, uploadBody('campaigns'))
   upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.commands.execute(uploadCommand('campaigns', request, body));
   }
@@ -41,7 +41,7 @@ export class CampaignsHttpController {
     description:
       'type: sent, delivered, open, click, unsubscribe, spam_report, bounce (others are record errors). The customer is identified as for customer events. ' +
       'An event of a campaign not imported yet is kept and counts once the campaign arrives. Same run pattern as every import.',
-  }, { type: 'object', properties: { events: { type: 'array', items: { type: 'object', required: ['campaign_key', 'type', 'date'] } } } })
+  }, uploadBody('campaign_events'))
   uploadEvents(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.commands.execute(uploadCommand('campaign_events', request, body));
   }

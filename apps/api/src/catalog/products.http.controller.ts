@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
@@ -8,11 +8,10 @@ import { RUNTIME, type Runtime } from '#mds/runtime';
 import { listProducts } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
+import { uploadBody } from '../platform/openapi-records';
 import { uploadCommand } from '../imports/uploads';
 import { dataPage, nextUrl } from '../imports/paging';
 
-@ApiTags('products')
-@ApiBearerAuth()
 @Controller()
 export class ProductsHttpController {
   constructor(
@@ -20,21 +19,24 @@ export class ProductsHttpController {
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
+  @ApiTags('imports')
   @UploadEndpoint('POST', ['api/products/upload', 'api/product/upload'], {
     summary: 'Import products: `{products: [...]}` (also at /api/product/upload/). Same run pattern as customers.',
     description: 'Prices in cents; a row with `language` is that language variant of the product; rows of one product apply in order.',
-  }, { type: 'object', properties: { products: { type: 'array', items: { type: 'object' } } } })
+  }, uploadBody('products'))
   upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.commands.execute(uploadCommand('products', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
-  @UploadEndpoint('PUT', ['api/products/upload', 'api/product/upload'], { summary: 'Import products (PUT spelling; the same as POST)' })
+  @ApiTags('imports')
+  @UploadEndpoint('PUT', ['api/products/upload', 'api/product/upload'], { summary: 'Import products (PUT spelling; the same as POST)' }, uploadBody('products'))
   uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.upload(request, body);
   }
 
   @Get('api/data/products')
+  @ApiTags('retrieval')
   @RequirePermission('data:read')
   @ApiOperation({ summary: 'Product rows (one per product and language) in external_id order: `limit`, `next_url`, equality filters (lists: contains)' })
   @ApiOkResponse({ description: '`{products: [...], count, next_url}` (next_url null on the last page)' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
@@ -8,12 +8,11 @@ import { RUNTIME, type Runtime } from '#mds/runtime';
 import { currentSettings, customerHistory, listCustomers, type CustomerChange } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
+import { uploadBody } from '../platform/openapi-records';
 import { uploadCommand } from '../imports/uploads';
 import { dataPage, dateBound, nextUrl } from '../imports/paging';
 import { CustomerHistoryQuery } from './customer-history.request.dto';
 
-@ApiTags('customers')
-@ApiBearerAuth()
 @Controller()
 export class CustomersHttpController {
   constructor(
@@ -21,24 +20,27 @@ export class CustomersHttpController {
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
+  @ApiTags('imports')
   @UploadEndpoint('POST', ['api/customers/upload', 'api/customer/upload'], {
     summary: 'Import customers: `{customers: [...]}` (also at /api/customer/upload/)',
     description:
       'Records that cannot be imported are listed in `errors` ({index, field, code, message}) and left out; the rest are imported. ' +
       'No valid record → 400. `?atomic=true`: any record error fails the request. `Idempotency-Key`: a retry gets the first answer. ' +
       'The answer comes once the records are durably in the event log; GET /api/runs/{run_id}/ says when they are readable.',
-  }, { type: 'object', properties: { customers: { type: 'array', items: { type: 'object' } } } })
+  }, uploadBody('customers'))
   upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.commands.execute(uploadCommand('customers', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
-  @UploadEndpoint('PUT', ['api/customers/upload', 'api/customer/upload'], { summary: 'Import customers (PUT spelling; the same as POST)' })
+  @ApiTags('imports')
+  @UploadEndpoint('PUT', ['api/customers/upload', 'api/customer/upload'], { summary: 'Import customers (PUT spelling; the same as POST)' }, uploadBody('customers'))
   uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.upload(request, body);
   }
 
   @Get('api/data/customers')
+  @ApiTags('retrieval')
   @RequirePermission('data:read')
   @ApiOperation({
     summary: 'Customers in a stable order: `limit` (default 100, max 10,000), `next_url` cursor paging, equality filters on any field (`?tags=vip`, `?ACME__tier=gold`), `updated_since`',
@@ -58,6 +60,7 @@ export class CustomersHttpController {
   }
 
   @Get('api/data/customers/:external_id/history')
+  @ApiTags('retrieval')
   @RequirePermission('audit:read')
   @ApiOperation({
     summary: "One customer's changes in log order (auditors, admins): `{changes: [{position, at, actor, run_id, type, change, state_after}], count, next_url}`",

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import {
@@ -10,6 +10,7 @@ import {
   CreateOutletCommand,
   DeleteDatatargetCommand,
   DeleteOutletCommand,
+  OPERATOR_ACTIONS,
   PostMessagesCommand,
   type OperatorAction,
   type PostedMessages,
@@ -26,13 +27,12 @@ import { sentFields } from '../platform/request-validation';
 const DATATARGET_FIELDS = '{id, datatarget_type, datatype?, name, description, created_at, enabled, retention_days, outlets, last_message_number}';
 const OUTLET_FIELDS = '{id, outlet_type, enabled, request: {url, method, headers, format, content}, is_batched, max_batch_size, min_request_interval, last_delivered_message_number, delivered_batch_count, signed, paused_reason, failing_since, next_attempt_at}';
 
-const ACTIONS: OperatorAction[] = ['pause', 'resume', 'retry', 'rewind'];
+const ACTIONS: readonly string[] = OPERATOR_ACTIONS;
 
 /** An outlet's fields from its request DTO, as the outlet commands take them. */
 const outletInput = ({ request, ...rest }: CreateOutletRequest | ChangeOutletRequest) => ({ ...sentFields(rest), ...(request ? { request: sentFields(request) } : {}) });
 
 @ApiTags('datatargets')
-@ApiBearerAuth()
 @Controller('api/datatargets')
 export class DatatargetsHttpController {
   constructor(
@@ -110,7 +110,7 @@ export class DatatargetsHttpController {
   @HttpCode(200)
   @RequirePermission('datatargets:use')
   @ApiOperation({ summary: 'Post messages (JSON objects, at most 10,000 per request): numbered gap-free from 1 in posting order; the answer comes once they are retrievable' })
-  @ApiBody({ schema: { type: 'object', required: ['messages'], properties: { messages: { type: 'array', items: { type: 'object' } } } } })
+  @ApiBody({ schema: { $ref: '#/components/schemas/DatatargetMessages' } })
   @ApiOkResponse({ description: '`{first_message_number, messages_count}`' })
   async post(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Body() body: unknown) {
     const { first_message_number, messages_count, position }: PostedMessages = await this.commands.execute(new PostMessagesCommand(id, body, this.meta(request)));
@@ -188,10 +188,11 @@ export class DatatargetsHttpController {
   @ApiOperation({
     summary: 'Operator controls: `pause`, `resume` (also after the outlet paused itself), `retry` (now, skipping the backoff), `rewind` with `{to_message_number: N}` (deliver again from message N)',
   })
-  @ApiBody({ required: false, schema: { type: 'object', properties: { to_message_number: { type: 'integer' } } } })
+  @ApiParam({ name: 'action', enum: OPERATOR_ACTIONS, description: 'pause, resume, retry, or rewind (which takes `{to_message_number}`)' })
+  @ApiBody({ required: false, schema: { type: 'object', properties: { to_message_number: { type: 'integer', minimum: 1, description: 'rewind only: deliver again from this message' } }, example: { to_message_number: 1 } } })
   @ApiOkResponse({ description: `\`{outlet: ${OUTLET_FIELDS}}\`` })
   async control(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Param('outlet_id') outletId: string, @Param('action') action: string, @Body() body: ControlOutletRequest) {
-    if (!ACTIONS.includes(action as OperatorAction)) throw notFound(`No outlet action "${action.slice(0, 30)}"; actions are ${ACTIONS.join(', ')}`);
+    if (!ACTIONS.includes(action)) throw notFound(`No outlet action "${action.slice(0, 30)}"; actions are ${ACTIONS.join(', ')}`);
     await this.outlet(id, outletId);
     const to = action === 'rewind' ? body.to_message_number : undefined;
     if (action === 'rewind' && to === undefined) throw invalidRequest('rewind needs {"to_message_number": N} with N ≥ 1');

@@ -1,13 +1,12 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { RunDataQueryCommand, type DataQueryAnswer } from '#mds/imports';
 import { invalidRequest } from '#mds/platform';
 import { RequirePermission } from '../access/permissions';
 
 @ApiTags('imports')
-@ApiBearerAuth()
 @Controller('api/data/query')
 export class DataQueryHttpController {
   constructor(private readonly commands: CommandBus) {}

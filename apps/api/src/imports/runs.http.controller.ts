@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RunStatus } from '#mds/imports';
 import { notFound } from '#mds/platform';
 import { runStatus } from '#mds/projections';
@@ -7,8 +7,7 @@ import { RUNTIME, type Runtime } from '#mds/runtime';
 import { RequirePermission } from '../access/permissions';
 import { RunParams } from './run.request.dto';
 
-@ApiTags('imports')
-@ApiBearerAuth()
+@ApiTags('runs')
 @Controller('api/runs')
 export class RunsHttpController {
   constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}

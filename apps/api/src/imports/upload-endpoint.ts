@@ -1,13 +1,14 @@
 import { applyDecorators, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, type ApiOperationOptions } from '@nestjs/swagger';
-type SchemaObject = Extract<Parameters<typeof ApiBody>[0], { schema?: unknown }>['schema'] & object;
+type BodyOptions = Extract<Parameters<typeof ApiBody>[0], { schema: unknown }>;
 import { RequirePermission } from '../access/permissions';
 
 /**
  * The decorators every import endpoint shares: the route (POST, or the PUT spelling older plugins
- * send, which needs a handler of its own), `data:import`, `Idempotency-Key`, `?atomic`, the run answer.
+ * send, which needs a handler of its own), `data:import`, `Idempotency-Key`, `?atomic`, the body
+ * (see uploadBody in platform/openapi-records.ts) and the run answer.
  */
-export function UploadEndpoint(method: 'POST' | 'PUT', paths: string | string[], operation: ApiOperationOptions, body?: SchemaObject) {
+export function UploadEndpoint(method: 'POST' | 'PUT', paths: string | string[], operation: ApiOperationOptions, body: Omit<BodyOptions, 'schema'> & { schema: object }) {
   return applyDecorators(
     method === 'POST' ? Post(paths) : Put(paths),
     HttpCode(200),
@@ -15,7 +16,7 @@ export function UploadEndpoint(method: 'POST' | 'PUT', paths: string | string[],
     ApiOperation(operation),
     ApiHeader({ name: 'Idempotency-Key', required: false, description: 'A retry with the same key and body gets the first answer; another body is 422' }),
     ApiQuery({ name: 'atomic', required: false, type: Boolean, description: 'true: any record error fails the whole request' }),
-    ...(body ? [ApiBody({ schema: body })] : []),
+    ApiBody(body as BodyOptions),
     ApiOkResponse({ description: '`{response: "ok", run_id, accepted, rejected, errors: [{index, field, code, message}], warnings?}` once durably in the event log' }),
   );
 }

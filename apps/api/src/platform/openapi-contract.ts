@@ -1,11 +1,16 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { INTEGRATION_PERMISSIONS, ROLE_PERMISSIONS, type Permission } from '#mds/access';
+import { ACCESS_RULE_EXTENSION, PASSWORD_LOGIN_EXTENSION, type AccessRule } from '../access/permissions';
+import { recordComponents } from './openapi-records';
 
 /**
  * The answers of every route as JSON schemas in the OpenAPI document, kept in one place beside the
  * routes' own decorators: the error envelope for every 4xx and 5xx, and each route's 2xx shape (the
  * keys a client may rely on; more may come). The fuzz test (test/e2e/fuzz.e2e-spec.ts) holds every
  * answer of every route to them, so the document cannot drift from the service unnoticed. Also fills
- * in the path and query parameters the decorators do not declare.
+ * in the path and query parameters the decorators do not declare, each route's security from the
+ * access rule it declares (RequirePermission), the import records (openapi-records.ts), and the tags
+ * in the order a user meets them; test/e2e/openapi.e2e-spec.ts holds the document to the routes.
  */
 type Schema = Record<string, unknown>;
 
@@ -78,6 +83,7 @@ const ANSWERS: Record<string, Schema> = {
   'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log': obj({ order: str, limit: int, total_count: int, next_url: nullable(str), entries: arr(obj({ entry_number: int, status: str })) }),
   'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log/{entry_number}': obj({ entry: obj({ entry_number: int, status: str }) }),
   'GET /api/audit/events': list('events', obj({ position: int, stream: str, type: str, revision: int, created_at: str })),
+  'GET /api/audit/public-key': obj({ algorithm: { type: 'string', enum: ['Ed25519'] }, key_id: str, public_key: str }),
 };
 
 const q = (name: string, schema: Schema, description: string) => ({ in: 'query', name, required: false, schema, description });
@@ -94,13 +100,76 @@ const QUERIES: Record<string, unknown[]> = {
   'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log': [q('limit', int, 'Entries per page'), q('from', int, 'An entry number'), q('order', { type: 'string', enum: ['ascending', 'descending'] }, 'Order')],
 };
 
+/** The tags in the order a user meets them: a token, the settings imports read, imports, reading back, runs … legacy last. */
+const TAGS = [
+  { name: 'access', description: 'Access tokens (`mds_…`) and integrations: get a token first' },
+  { name: 'settings', description: 'Time zone, default country and currency: what imports read dates and phone numbers by' },
+  { name: 'imports', description: 'Uploads of customers, products, events, sales and shops (each a run), and bulk updates' },
+  { name: 'retrieval', description: 'What was imported, read back: customers, products, events, sales, shops' },
+  { name: 'runs', description: 'Whether an import run is readable yet' },
+  { name: 'campaigns', description: 'Campaigns and their events in; campaign statistics out' },
+  { name: 'datatargets', description: 'Messages for external systems: retrieval and webhook outlets' },
+  { name: 'audit', description: 'The event log, signed' },
+  { name: 'operations', description: 'Health and metrics' },
+  { name: 'legacy', description: 'Paths kept for plugins of 2020–2023 (datasources); new clients use the uploads' },
+];
+/** Inside these tags, datatypes in the order they are best imported (products before the events and sales naming them). */
+const BY_DATATYPE = ['imports', 'retrieval'];
+const DATATYPES = ['customer', 'product', 'event', 'sale', 'shop', 'data/query'];
+
+const SECURITY_SCHEMES = {
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'mds_ access token',
+    description:
+      'An access token: `mds_` + 32 base62 characters + a 6-character checksum, from POST /api/access-tokens/. Sent as `Authorization: Bearer <token>` ' +
+      '(`Token <token>` and basic authentication with username `access-token` and the token as password work too).',
+  },
+  accessToken: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'access-token',
+    description: 'The access token as a query parameter, for clients that cannot set headers (it may end up in logs on the way; answers carry `Cache-Control: private, no-store`).',
+  },
+  basic: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'Username and password: only POST /api/access-tokens/, to create a token (with `Service-TOTP-Code` when the user has two-factor authentication).',
+  },
+};
+
+/** Who holds a permission, for the operation's description (libs/access roles.ts). */
+function holders(rule: AccessRule): string {
+  if (rule === 'authenticated') return 'Any valid access token.';
+  const roles = Object.entries(ROLE_PERMISSIONS).filter(([, granted]) => granted.includes(rule as Permission)).map(([role]) => role);
+  const integrations = INTEGRATION_PERMISSIONS.includes(rule as Permission) ? ', integration tokens' : '';
+  return `Needs \`${rule}\`: ${roles.join(', ')}${integrations}.`;
+}
+
+/** The operation's security from the access rule its route declares: none for public routes, a token for every other. */
+function secure(op: Record<string, unknown>): void {
+  const rule = op[ACCESS_RULE_EXTENSION] as AccessRule | undefined;
+  if (rule === 'public') {
+    op.security = [];
+    return;
+  }
+  op.security = [{ bearer: [] }, { accessToken: [] }, ...(op[PASSWORD_LOGIN_EXTENSION] ? [{ basic: [] }] : [])];
+  if (rule) op.description = [op.description, holders(rule)].filter(Boolean).join(' ');
+}
+
 export function completeContract(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components ??= {});
-  components.schemas = { ...components.schemas, ...SCHEMAS } as never;
+  components.schemas = { ...components.schemas, ...SCHEMAS, ...recordComponents() } as never;
+  components.securitySchemes = SECURITY_SCHEMES as never;
+  document.tags = TAGS;
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(item as Record<string, Record<string, unknown>>)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       const key = `${method.toUpperCase()} ${path}`;
+      secure(op);
+      // `Customers_upload` rather than `CustomersHttpController_upload[0]`: names a generator can use.
+      if (typeof op.operationId === 'string') op.operationId = op.operationId.replace(/HttpController_/, '_').replace(/\[(\d+)\]$/, (_, i: string) => (i === '0' ? '' : `_${i}`));
       const parameters = ((op.parameters as Array<{ in: string; name: string }>) ??= []);
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
         if (!parameters.some((p) => p.in === 'path' && p.name === name)) parameters.push({ in: 'path', name, required: true, schema: str, description: name } as never);
@@ -119,5 +188,26 @@ export function completeContract(document: OpenAPIObject): OpenAPIObject {
       if (path === '/health') responses['503'] = { description: 'A dependency fails', content: { 'application/json': { schema: answer } } };
     }
   }
+  document.paths = Object.fromEntries(sortPaths(document.paths));
   return document;
+}
+
+/** Paths by their first operation's tag (in TAGS order), then by datatype, else as the routes were declared. */
+function sortPaths(paths: OpenAPIObject['paths']) {
+  const tagOf = (item: object) => {
+    const tags = Object.values(item as Record<string, { tags?: string[] }>).find((op) => op?.tags?.length)?.tags ?? [];
+    const at = TAGS.findIndex((t) => t.name === tags[0]);
+    return at < 0 ? TAGS.length : at;
+  };
+  const datatypeOf = (path: string, tag: number) => {
+    const at = BY_DATATYPE.includes(TAGS[tag]?.name) ? DATATYPES.findIndex((d) => path.includes(`/${d}`)) : -1;
+    return at < 0 ? DATATYPES.length : at;
+  };
+  return Object.entries(paths)
+    .map((entry, declared) => {
+      const tag = tagOf(entry[1]);
+      return { entry, key: [tag, datatypeOf(entry[0], tag), declared] };
+    })
+    .sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1] || a.key[2] - b.key[2])
+    .map(({ entry }) => entry);
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
@@ -7,11 +7,10 @@ import { RUNTIME, type Runtime } from '#mds/runtime';
 import { currentSettings, listSales } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
+import { uploadBody } from '../platform/openapi-records';
 import { dataPage, dateBound, nextUrl } from '../imports/paging';
 import { uploadCommand } from '../imports/uploads';
 
-@ApiTags('sales')
-@ApiBearerAuth()
 @Controller()
 export class SalesHttpController {
   constructor(
@@ -19,23 +18,26 @@ export class SalesHttpController {
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
+  @ApiTags('imports')
   @UploadEndpoint('POST', ['api/sales/upload', 'api/sale/upload'], {
     summary: 'Import sale rows: `{sales: [...]}` (also at /api/sale/upload/). Rows combine into transactions by sale_external_id.',
     description:
       'Transaction-level fields apply whichever row carries them; a transaction needs sale_date and a customer identifier on some row (or from an earlier import). ' +
       'Re-importing a transaction replaces its rows. Unknown sale states are kept and listed in `warnings`. README: sales.',
-  }, { type: 'object', properties: { sales: { type: 'array', items: { type: 'object' } } } })
+  }, uploadBody('sales'))
   upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.commands.execute(uploadCommand('sales', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
-  @UploadEndpoint('PUT', ['api/sales/upload', 'api/sale/upload'], { summary: 'Import sale rows (PUT spelling; the same as POST)' })
+  @ApiTags('imports')
+  @UploadEndpoint('PUT', ['api/sales/upload', 'api/sale/upload'], { summary: 'Import sale rows (PUT spelling; the same as POST)' }, uploadBody('sales'))
   uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.upload(request, body);
   }
 
   @Get('api/data/sales')
+  @ApiTags('retrieval')
   @RequirePermission('data:read')
   @ApiOperation({
     summary: 'Sale transactions with their rows (`products`), `sale_total` and `sale_state`, in sale_external_id order: `limit`, `next_url`, filters `sale_state`, `sale_customer_id`, `sale_email`, `from`/`to` (sale_date), equality on any transaction field',

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Inject, Patch, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { currentSettings } from '#mds/projections';
 import { RUNTIME, type Runtime } from '#mds/runtime';
@@ -22,7 +22,6 @@ const SETTINGS_SCHEMA = {
 };
 
 @ApiTags('settings')
-@ApiBearerAuth()
 @Controller('api/settings')
 export class SettingsHttpController {
   constructor(

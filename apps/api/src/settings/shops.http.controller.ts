@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
@@ -7,11 +7,10 @@ import { RUNTIME, type Runtime } from '#mds/runtime';
 import { listShops } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
+import { uploadBody } from '../platform/openapi-records';
 import { uploadCommand } from '../imports/uploads';
 import { dataPage, nextUrl } from '../imports/paging';
 
-@ApiTags('shops')
-@ApiBearerAuth()
 @Controller()
 export class ShopsHttpController {
   constructor(
@@ -19,12 +18,14 @@ export class ShopsHttpController {
     @Inject(RUNTIME) private readonly runtime: Runtime,
   ) {}
 
-  @UploadEndpoint('POST', 'api/shops/upload', { summary: 'Import shops (store views): `{shops: [{external_id, name, ...}]}`. Partial acceptance; `?atomic=true`; `Idempotency-Key`.' }, { type: 'object', properties: { shops: { type: 'array', items: { type: 'object', properties: { external_id: { type: 'string' }, name: { type: 'string' } } } } } })
+  @ApiTags('imports')
+  @UploadEndpoint('POST', 'api/shops/upload', { summary: 'Import shops (store views): `{shops: [{external_id, name, ...}]}`. Partial acceptance; `?atomic=true`; `Idempotency-Key`.' }, uploadBody('shops'))
   upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
     return this.commands.execute(uploadCommand('shops', request, body));
   }
 
   @Get('api/data/shops')
+  @ApiTags('retrieval')
   @RequirePermission('data:read')
   @ApiOperation({ summary: 'Shops in external_id order: `limit` (default 100, max 10,000), cursor paging with `next_url`, equality filters on any field' })
   @ApiOkResponse({ description: '`{shops: [...], count, next_url}` (count: shops in this page; next_url null on the last page)' })
