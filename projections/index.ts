@@ -4,7 +4,7 @@ import { caughtUp, type ReadDeps } from './runtime/read-side';
 import { projectionStatuses } from './runtime/projector';
 import { countMatches } from './runtime/data-query-sql';
 import { existingEventIds } from './events/events.queries';
-import { knownSaleTransactions } from './sales/sales.queries';
+import { knownSaleTransactions, saleRowsNow } from './sales/sales.queries';
 import type { Projection } from './runtime/projection';
 import type { QueryTable } from './runtime/data-query-sql';
 import { CUSTOMERS_QUERY_TABLE, erasedIdentifiers } from './customers/customers.queries';
@@ -91,6 +91,7 @@ export const readModelPorts = (read: ReadDeps) => ({
   knownEventIds: (ids: number[]) => caughtUp(read, 'events', () => existingEventIds(read.pool, ids), (found) => found.size === ids.length),
   knownSaleTransactions: (ids: string[]) => caughtUp(read, 'sales', () => knownSaleTransactions(read.pool, ids), (found) => found.size === ids.length),
   knownSalesNow: (ids: string[]) => knownSaleTransactions(read.pool, ids),
+  saleRowsNow: (ids: string[]) => saleRowsNow(read.pool, ids),
   dataQueryMatches: (query: DataQuery) => countMatches(read.pool, query.match, DATA_QUERY_TABLES[query.datatype]),
   erasedIdentifiers: erasedIdentifiers(read.pool),
   ownerTokens: (ownerId: string) => activeTokenIds(read, ownerId),

@@ -9,8 +9,9 @@ import { SALES_QUERY_TABLE } from './sales.queries';
 
 /**
  * Set-based: the page's transaction records in a temporary table; per transaction the fields are
- * merged in log order, the rows, the sent sale_total and the state (COMPLETE when it sends none) are
- * the latest import's; one upsert.
+ * merged in log order, the rows folded in log order over the transaction's (replaced, upserted by
+ * their external_id, or kept: sale_rows_fold), the sent sale_total and the state (COMPLETE when it
+ * sends none) are the latest import's; one upsert.
  */
 export const salesProjection: Projection = {
   name: 'sales',
@@ -67,10 +68,11 @@ async function keepImportedStates(events: RecordedEvent[], tx: ProjectionTx): Pr
     tx,
     `INSERT INTO sale_changes (position, n, sale_external_id, state)
      SELECT position, n, id, ${saleRecordSql({ id: 'id', data: 'data', products: 'rows', total: totalSql('sent_total', 'rows', 'data'), state: 'state', deleted: 'deleted' })} FROM (
-       SELECT c.position, r.n::int AS n, r.rec->>'sale_external_id' AS id, r.rec->'rows' AS rows, (r.rec->>'sale_total')::bigint AS sent_total,
+       SELECT c.position, r.n::int AS n, r.rec->>'sale_external_id' AS id, (r.rec->>'sale_total')::bigint AS sent_total,
               coalesce(r.rec->'fields'->>'sale_state', 'COMPLETE') AS state, coalesce(old.is_deleted, false) AS deleted,
               jsonb_strip_empty(coalesce(old.data - 'sale_state', '{}') || jsonb_merge_agg(sale_fields(r.rec->'fields') - ARRAY['sale_state', '$customer_id'])
-                                OVER (PARTITION BY r.rec->>'sale_external_id' ORDER BY c.position, r.n)) AS data
+                                OVER (PARTITION BY r.rec->>'sale_external_id' ORDER BY c.position, r.n)) AS data,
+              sale_rows_after(old.products, sale_rows_fold(r.rec->'rows', r.rec->>'rows_mode') OVER (PARTITION BY r.rec->>'sale_external_id' ORDER BY c.position, r.n)) AS rows
          FROM ${page.from} LEFT JOIN sales old ON old.sale_external_id = r.rec->>'sale_external_id') x
       WHERE ${inDatasyncWindow('sales', 'x.position')}`,
     [page.json],
@@ -82,25 +84,26 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
   const page = pageRecords(events, '$1');
   await tx.query(
     `CREATE TEMP TABLE sales_batch ON COMMIT DROP AS
-     SELECT id, fields, last.rows, last.sale_total, last.sale_state, at FROM (
+     SELECT id, fields, fold, last.sale_total, last.sale_state, at FROM (
        SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(sale_fields(r.rec->'fields') - ARRAY['sale_state', '$customer_id'] ORDER BY c.position, r.n) AS fields,
-              (array_agg(jsonb_build_object('rows', r.rec->'rows', 'sale_total', r.rec->'sale_total', 'sale_state', r.rec->'fields'->'sale_state')
+              sale_rows_fold(r.rec->'rows', r.rec->>'rows_mode' ORDER BY c.position, r.n) AS fold,
+              (array_agg(jsonb_build_object('sale_total', r.rec->'sale_total', 'sale_state', r.rec->'fields'->'sale_state')
                          ORDER BY c.position DESC, r.n DESC))[1] AS latest,
               max(c.at) AS at
          FROM ${page.from}
         GROUP BY 1) g,
-     LATERAL (SELECT g.latest->'rows' AS rows, (g.latest->>'sale_total')::bigint AS sale_total, coalesce(g.latest->>'sale_state', 'COMPLETE') AS sale_state) last`,
+     LATERAL (SELECT (g.latest->>'sale_total')::bigint AS sale_total, coalesce(g.latest->>'sale_state', 'COMPLETE') AS sale_state) last`,
     [page.json],
   );
   await queryByIndex(
     tx,
     `INSERT INTO sales AS s (sale_external_id, data, products, sale_total, sale_state, sale_date, customer_external_id, phone, email, in_statistics, created_at, updated_at)
-     SELECT b.id, m.data, b.rows, ${totalSql('b.sale_total', 'b.rows', 'm.data')},
+     SELECT b.id, m.data, m.rows, ${totalSql('b.sale_total', 'm.rows', 'm.data')},
             b.sale_state, (m.data->>'sale_date')::timestamptz, m.data->>'sale_customer_id', m.data->>'$phone', m.data->>'sale_email',
             NOT (b.sale_state = ANY ($1::text[])), b.at, b.at
        FROM sales_batch b
        LEFT JOIN sales old ON old.sale_external_id = b.id
-      CROSS JOIN LATERAL (SELECT jsonb_strip_empty(coalesce(old.data - 'sale_state', '{}'::jsonb) || b.fields) AS data) m
+      CROSS JOIN LATERAL (SELECT jsonb_strip_empty(coalesce(old.data - 'sale_state', '{}'::jsonb) || b.fields) AS data, sale_rows_after(old.products, b.fold) AS rows) m
      ON CONFLICT (sale_external_id) DO UPDATE SET data = excluded.data, products = excluded.products, sale_total = excluded.sale_total,
             sale_state = excluded.sale_state, sale_date = excluded.sale_date, customer_external_id = excluded.customer_external_id,
             phone = excluded.phone, email = excluded.email, in_statistics = excluded.in_statistics, updated_at = excluded.updated_at`,

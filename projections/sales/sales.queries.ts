@@ -74,3 +74,14 @@ export async function knownSaleTransactions(pool: Pool, ids: string[]): Promise<
   );
   return new Map(rows.map((r) => [r.id, { hasDate: r.has_date, hasCustomer: r.has_customer }]));
 }
+
+/** The rows these transactions have now: each row's external_id (when it has one) and total. */
+export async function saleRowsNow(pool: Pool, ids: string[]): Promise<Map<string, Array<{ external_id?: string; total: number }>>> {
+  const { rows } = await pool.query<{ id: string; rows: Array<{ external_id?: string; total: number }> }>(
+    `SELECT sale_external_id AS id, (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('external_id', x->>'external_id', 'total', (x->>'total')::bigint))), '[]')
+                                       FROM jsonb_array_elements(products) x) AS rows
+       FROM sales WHERE sale_external_id = ANY($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.rows]));
+}

@@ -148,6 +148,44 @@ describe('sales over HTTP', () => {
     expect((await sale('RE-1')).sale_total).toBe(777);
   });
 
+  it('upserts rows that carry an external_id: a row sent again replaces its own, rows not sent stay', async () => {
+    const row = (id: string, price: number, extra: Json = {}) => ({ sale_external_id: 'UP-1', external_id: id, product_id: `P-${id}`, quantity: 1, unit_price: price, ...extra });
+    await importSales([{ ...row('R1', 300), sale_date: '2024-08-06', sale_customer_id: 'C1' }, row('R2', 200)]);
+    expect((await sale('UP-1')).sale_total).toBe(500);
+    // The spec's cancelling: only the returned row, at 0, tagged CANCELED; the other row stays.
+    await importSales([row('R2', 0, { tags: ['CANCELED'] })]);
+    expect(await sale('UP-1')).toMatchObject({ sale_total: 300, products: [{ external_id: 'R1', total: 300 }, { external_id: 'R2', total: 0, tags: ['CANCELED'] }] });
+    // A transaction sent in two requests keeps both parts, in the order first sent.
+    await importSales([row('R3', 50)]);
+    expect((await sale('UP-1')).products.map((p: Json) => p.external_id)).toEqual(['R1', 'R2', 'R3']);
+    // A header row alone (a new state) keeps the rows.
+    await importSales([{ sale_external_id: 'UP-1', sale_state: 'processing' }]);
+    expect(await sale('UP-1')).toMatchObject({ sale_state: 'PROCESSING', sale_total: 350 });
+    // Rows without an external_id still replace the transaction's rows.
+    await importSales([{ sale_external_id: 'UP-1', product_id: 'P9', quantity: 1, unit_price: 10 }]);
+    expect(await sale('UP-1')).toMatchObject({ sale_total: 10, products: [{ product_id: 'P9', total: 10 }] });
+  });
+
+  it('refuses rows of one transaction some with an external_id and some without, and an upsert beyond 1,000 rows or the money limit', async () => {
+    const mixed = await send('POST', '/api/sales/upload/', { sales: [
+      { sale_external_id: 'MX-1', sale_date: '2024-08-06', sale_customer_id: 'C1', external_id: 'A', product_id: 'P1', quantity: 1, unit_price: 1 },
+      { sale_external_id: 'MX-1', product_id: 'P2', quantity: 1, unit_price: 1 },
+    ] });
+    expect([mixed.status, mixed.body.error.details.map((e: Json) => [e.index, e.field, e.code])]).toEqual([400, [[0, 'external_id', 'mixed_rows'], [1, 'external_id', 'mixed_rows']]]);
+    const rows = (from: number, n: number, price = 1) => Array.from({ length: n }, (_, i) => ({ sale_external_id: 'MANY-1', sale_date: '2024-08-06', sale_customer_id: 'C1', external_id: `R${from + i}`, product_id: 'P1', quantity: 1, unit_price: price }));
+    await importSales(rows(0, 600));
+    const over = await send('POST', '/api/sales/upload/', { sales: rows(600, 401) });
+    expect([over.status, over.body.error.details[0]]).toEqual([400, expect.objectContaining({ field: 'sale_total', code: 'out_of_range', message: expect.stringMatching(/at most 1,000 rows; with these it would have 1001/) })]);
+    await importSales(rows(600, 400));
+    expect((await sale('MANY-1')).products).toHaveLength(1000);
+    // Rows already there count towards the total too.
+    const big = await send('POST', '/api/sales/upload/', { sales: [{ sale_external_id: 'BIG-1', sale_date: '2024-08-06', sale_customer_id: 'C1', external_id: 'A', product_id: 'P1', quantity: 1, unit_price: 700_000_000_000_000 }] });
+    expect(big.status).toBe(200);
+    await eventually(async () => expect((await sale('BIG-1')).sale_total).toBe(700_000_000_000_000));
+    const more = await send('POST', '/api/sales/upload/', { sales: [{ sale_external_id: 'BIG-1', external_id: 'B', product_id: 'P1', quantity: 1, unit_price: 700_000_000_000_000 }] });
+    expect([more.status, more.body.error.details[0].message]).toEqual([400, expect.stringMatching(/its total \(its rows' totals less sale_discount\) is 1400000000000000 cents, beyond the limit/)]);
+  });
+
   it('takes a transaction\'s state from its latest import: one that sends none is COMPLETE, the spec\'s default', async () => {
     const inStatistics = async (id: string) => (await api.rt.pool.query(`SELECT in_statistics FROM sales WHERE sale_external_id = $1`, [id])).rows[0].in_statistics;
     await importSales([{ sale_external_id: 'ST-1', sale_date: '2024-08-05', sale_customer_id: 'C1', sale_state: 'CANCELED', product_id: 'P1', quantity: 1, unit_price: 500 }]);

@@ -6,7 +6,7 @@ import { EVENT_STORE } from '#mds/event-store';
 import { DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, type DataQueryUpdateRules } from '#mds/imports';
 import { SECRET_BOX } from '#mds/platform';
 import { readModelPorts } from '#mds/projections';
-import { KNOWN_SALE_TRANSACTIONS, saleUpdateRule } from '#mds/sales';
+import { KNOWN_SALE_TRANSACTIONS, SALE_ROWS_NOW, saleUpdateRule } from '#mds/sales';
 import type { Runtime } from './runtime';
 
 /** Injection token of the composition root (controllers read the read models through its pool). */
@@ -33,12 +33,13 @@ export class RuntimeModule {
         { provide: KNOWN_EVENT_IDS, useValue: ports.knownEventIds },
         { provide: KNOWN_SALE_TRANSACTIONS, useValue: ports.knownSaleTransactions },
         { provide: KNOWN_SALES_NOW, useValue: ports.knownSalesNow },
+        { provide: SALE_ROWS_NOW, useValue: ports.saleRowsNow },
         { provide: DATA_QUERY_MATCHES, useValue: ports.dataQueryMatches },
         { provide: ERASED_IDENTIFIERS, useValue: ports.erasedIdentifiers },
         { provide: DATA_QUERY_UPDATE_RULES, useValue: updateRules },
         { provide: OWNER_TOKENS, useValue: ports.ownerTokens },
       ],
-      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, KNOWN_SALES_NOW, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS, OWNER_TOKENS],
+      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, KNOWN_SALES_NOW, SALE_ROWS_NOW, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS, OWNER_TOKENS],
     };
   }
 }

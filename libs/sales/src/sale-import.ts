@@ -36,8 +36,14 @@ export interface SaleTransaction {
   sale_external_id: string;
   /** Transaction-level fields sent in this import (merged over earlier imports of the transaction). */
   fields: Record<string, unknown>;
-  /** The transaction's rows: they replace the rows of earlier imports. */
+  /** The transaction's rows, which `rows_mode` lays over those of earlier imports. */
   rows: SaleRow[];
+  /**
+   * Absent: the rows replace the transaction's (rows without an external_id). `upsert`: each row
+   * replaces the one with its external_id, or is added; rows not sent stay. `keep`: no row was sent
+   * (a header row alone), the transaction keeps its rows.
+   */
+  rows_mode?: 'upsert' | 'keep';
   /** `sale_total` when this import sends it; otherwise the total is the rows' totals minus the sale discount. */
   sale_total?: number;
 }
@@ -71,6 +77,12 @@ const RATE = SALE_FIELDS.sale_exchange_rate as Required<Pick<FieldSpec, 'min' | 
 export interface SaleImportDeps {
   /** For transactions of the request that lack them: whether an earlier import gave them a date and a customer (read-your-writes). */
   knownTransactions(ids: string[]): Promise<Map<string, { hasDate: boolean; hasCustomer: boolean }>>;
+  /**
+   * The rows these transactions have now (their external_id and total), for those whose import
+   * upserts rows: the totals and row count the read model will compute. As the read model stands
+   * (not waiting for it): a bound, not read-your-writes. Absent: not checked.
+   */
+  rowsNow?(ids: string[]): Promise<Map<string, Array<{ external_id?: string; total: number }>>>;
 }
 
 /** Rounded to 2 decimals, halves away from zero, as the decimal that was sent (1.005 → 1.01, 0.003 → 0). */
@@ -214,6 +226,7 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
       const lacking = [...fieldsOf].filter(([, f]) => f.sale_date === undefined || !hasCustomer(f)).map(([id]) => id);
       const known = lacking.length > 0 ? await deps.knownTransactions(lacking) : new Map<string, { hasDate: boolean; hasCustomer: boolean }>();
       const records: SaleTransaction[] = [];
+      const made: MadeTransaction[] = [];
       for (const [id, rows] of groups) {
         const fields = fieldsOf.get(id)!;
         const reject = (problem: string, fieldName: string | null, code: string) => {
@@ -269,16 +282,17 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
             const total = cancelled ? 0 : ((row.total as number | undefined) ?? computed);
             return { ...row, quantity, discount, total } as SaleRow;
           });
-          // The total the read model computes when no sale_total is sent: the rows' totals less the sale discount.
-          if (fields.sale_total === undefined) {
-            const sum = items.reduce((t, row) => t + row.total, 0) - ((fields.sale_discount as number | undefined) ?? 0);
-            computedMoney(sum, 'sale_total', 'the transaction total (its rows\' totals less sale_discount)');
+          const withId = items.filter((row) => row.external_id !== undefined).length;
+          if (withId > 0 && withId < items.length) {
+            throw new RecordProblem('external_id', 'mixed_rows', 'rows of one transaction either all carry external_id (each then replaces the row with its id, or is added; rows not sent stay) or none (they then replace the transaction\'s rows)');
           }
+          const mode = items.length === 0 ? 'keep' : withId > 0 ? 'upsert' : undefined;
+          made.push({ id, mode, items, fields, indexes: rows.map((r) => r.index) });
           const { sale_total: saleTotal, ...rest } = fields;
           if (rest.sale_customer_id !== undefined && [...TRANSACTION_PERSONAL_FIELDS, ...settings.personal_company_fields].some((k) => rest[k] !== undefined)) {
             rest[SALE_CUSTOMER_KEY] = rest.sale_customer_id;
           }
-          records.push({ sale_external_id: id, fields: rest, rows: items, ...(saleTotal !== undefined ? { sale_total: saleTotal as number } : {}) });
+          records.push({ sale_external_id: id, fields: rest, rows: items, ...(mode ? { rows_mode: mode } : {}), ...(saleTotal !== undefined ? { sale_total: saleTotal as number } : {}) });
           warnings.push(...converted);
           for (const r of rows) {
             if (r.record.unknownState) {
@@ -293,9 +307,60 @@ export function saleImport(settings: Settings, deps: SaleImportDeps): ImportKind
           reject(err.message, err.field, err.code);
         }
       }
-      return { records, errors, warnings };
+      return checkTotals(records, made, errors, warnings, deps);
     },
   };
+}
+
+/**
+ * The total the read model computes for each transaction that sends no sale_total (its rows'
+ * totals less the sale discount) within LIMITS.money, and at most LIMITS.saleRows rows once laid over
+ * the rows it has (an upsert adds to them); a transaction beyond either is rejected whole.
+ */
+async function checkTotals(
+  records: SaleTransaction[],
+  made: MadeTransaction[],
+  errors: RecordError[],
+  warnings: RecordError[],
+  deps: SaleImportDeps,
+): Promise<FinishedRecords> {
+  const upserts = made.filter((m) => m.mode === 'upsert').map((m) => m.id);
+  const now = upserts.length > 0 && deps.rowsNow ? await deps.rowsNow(upserts) : new Map<string, Array<{ external_id?: string; total: number }>>();
+  const refused = new Map<string, string>();
+  for (const m of made) {
+    let rows: Array<{ external_id?: unknown; total: number }> = m.items;
+    if (m.mode === 'upsert') {
+      const sent = new Map(m.items.map((r) => [String(r.external_id), r]));
+      const kept = (now.get(m.id) ?? []).filter((r) => r.external_id === undefined || !sent.has(r.external_id));
+      rows = [...kept, ...sent.values()];
+      if (rows.length > LIMITS.saleRows) refused.set(m.id, `transaction ${m.id}: a transaction has at most ${formatLimit(LIMITS.saleRows)} rows; with these it would have ${rows.length}`);
+    }
+    if (m.fields.sale_total === undefined && !refused.has(m.id)) {
+      const sum = rows.reduce((t, row) => t + row.total, 0) - ((m.fields.sale_discount as number | undefined) ?? 0);
+      try {
+        computedMoney(sum, 'sale_total', `transaction ${m.id}: its total (its rows' totals less sale_discount)`);
+      } catch (err) {
+        refused.set(m.id, (err as Error).message);
+      }
+    }
+  }
+  if (refused.size === 0) return { records, errors, warnings };
+  // Every row of a refused transaction is an error; its warnings go with it.
+  const gone = new Set(made.filter((m) => refused.has(m.id)).flatMap((m) => m.indexes));
+  return {
+    records: records.filter((r) => !refused.has(r.sale_external_id)),
+    errors: [...errors, ...made.filter((m) => refused.has(m.id)).flatMap((m) => m.indexes.map((index) => ({ index, field: 'sale_total', code: 'out_of_range', message: refused.get(m.id)! })))],
+    warnings: warnings.filter((w) => !gone.has(w.index)),
+  };
+}
+
+/** A transaction of the request as made, for the checks on what the read model will compute. */
+interface MadeTransaction {
+  id: string;
+  mode: 'upsert' | 'keep' | undefined;
+  items: SaleRow[];
+  fields: Record<string, unknown>;
+  indexes: number[];
 }
 
 function transactionIdOf(raw: unknown): string | undefined {
