@@ -53,7 +53,11 @@ describe('numbers, money, dates, phones', () => {
     expect(coerceNumber('')).toBeUndefined();
     expect(() => coerceNumber('2,5')).toThrow(/expected a number/);
     expect(coerceMoney(3400.0)).toBe(3400);
-    expect(coerceMoney('3400.00')).toBe(3400);
+    expect(() => coerceMoney('3400.00')).toThrow('money is in whole cents, sent as a number or digits; "3400.00" has a decimal point: send 340000 for 3400.00');
+    expect(() => coerceMoney('5.00')).toThrow(/send 500 for 5.00/);
+    expect(() => coerceMoney('12.50')).toThrow(/send 1250 for 12.50/);
+    expect(coerceMoney(' 500 ')).toBe(500);
+    expect(coerceMoney('5e2')).toBe(500);
     expect(() => coerceMoney(34.5)).toThrow(/fraction of a cent/);
   });
 

@@ -92,11 +92,21 @@ export function coerceNumber(value: unknown): number | undefined {
   return n;
 }
 
+/** Money sent as text: whole cents, digits only (and an exponent): no decimal point. */
+export const MONEY_STRING = '^\\s*[+-]?\\d+([eE][+]?\\d+)?\\s*$';
+const MONEY_TEXT = new RegExp(MONEY_STRING);
+
 /**
- * Money in integer minor units (cents): `3400`, `3400.0`, `"3400.00"` → 3400. A fractional cent
- * (`34.5`) is an error, not rounded.
+ * Money in integer minor units (cents): `3400`, `"3400"` (and the number `3400.0`, which JSON cannot
+ * tell from 3400) → 3400. A fractional cent (`34.5`) is an error, not rounded; so is a string with a
+ * decimal point (`"5.00"`): it reads like 5.00 in currency units, which would be 5 cents here.
  */
 export function coerceMoney(value: unknown): number | undefined {
+  if (typeof value === 'string' && value.trim() !== '' && !MONEY_TEXT.test(value) && value.includes('.')) {
+    const cents = Number(value) * 100;
+    const hint = Number.isFinite(cents) && Number.isSafeInteger(Math.round(cents)) ? `send ${Math.round(cents)} for ${value.trim()}` : 'send whole cents';
+    throw new CoercionError('decimal_money', `money is in whole cents, sent as a number or digits; ${JSON.stringify(value.trim()).slice(0, 40)} has a decimal point: ${hint}`);
+  }
   const n = coerceNumber(value);
   if (n === undefined) return undefined;
   if (!Number.isInteger(n)) throw new CoercionError('fractional_cents', `money is in whole cents; ${n} has a fraction of a cent`);

@@ -1,5 +1,5 @@
 import { MAX_MESSAGES_PER_POST } from '#mds/datatargets';
-import { BOOLEAN_WORDS, DATE_PATTERN, DATETIME_PATTERN, LIMITS, maxOf, NUMERIC_STRING, type FieldSpec, type FieldTable, type RecordTable } from '#mds/imports';
+import { BOOLEAN_WORDS, DATE_PATTERN, MONEY_STRING, DATETIME_PATTERN, LIMITS, maxOf, NUMERIC_STRING, type FieldSpec, type FieldTable, type RecordTable } from '#mds/imports';
 import { UPLOAD_ROUTES, type UploadDatatype } from '../imports/uploads';
 
 /**
@@ -40,7 +40,7 @@ export function fieldSchema(spec: FieldSpec): Schema {
     case 'country':
       return { type: 'string', pattern: '^\\s*[A-Za-z]{2}\\s*$', ...about };
     case 'money':
-      return { oneOf: [{ type: 'integer', minimum: -max!, maximum: max }, numericString], ...about };
+      return { oneOf: [{ type: 'integer', minimum: -max!, maximum: max }, { type: 'string', pattern: MONEY_STRING }], ...about };
     case 'quantity':
       return { oneOf: [{ type: 'number', minimum: -max!, maximum: max }, numericString], ...about };
     case 'number':
