@@ -32,6 +32,9 @@ export const PERSON = (ext: string, phone: string, email: string, token: string)
 export const EVENT_IDENTITY = (ext: string, phone: string, email: string, token: string) =>
   `encode(sha256(convert_to(concat_ws('|', 'x' || ${ext}, 'p' || ${phone}, 'm' || ${email}, 't' || ${token}), 'UTF8')), 'hex')`;
 
+/** The settings' time zone, as the campaigns projection keeps it (campaign_settings). */
+const ZONE = `(SELECT timezone FROM campaign_settings)`;
+
 /** Timestamps as the API writes them (UTC, milliseconds, Z). */
 const iso = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -47,7 +50,7 @@ const EVENT_NAMES = `(VALUES (1, 'sent', 'sent'), (2, 'delivered', 'delivered'),
  *   event; per member: any event besides sent (`with_events`), a bounce and nothing delivered, opened
  *   or clicked (`unreachable`), reached but no open, click, unsubscribe or spam report (`no_reaction`).
  * - Counted sales: transactions of audience members, not deleted, whose state counts (not CANCELLED or
- *   CLOSED), dated (UTC) from the activation date to 30 days after, both included. A sale converts
+ *   CLOSED), dated from the activation date to 30 days after, both included, as days in the settings' time zone. A sale converts
  *   when its buyer opened or clicked the campaign at or before it.
  * - Rows: units and revenue as stored (cents of the default currency); a returned row (tag CANCELED)
  *   counts 0; a row's product is its product_id or the product its sku/ean is linked to; the
@@ -59,11 +62,12 @@ export const STATS = `WITH c AS (
          coalesce((cp.data->>'activated_at')::timestamptz,
                   (SELECT min(e.at) FROM campaign_events e WHERE e.campaign_key = cp.campaign_key AND e.type = 'sent')) AS activation,
          lower(coalesce(cp.data->>'state', '')) = 'draft' OR upper(coalesce(cp.data->>'kind', '')) = 'EXT' AS no_stats,
-         coalesce(cp.data->>'automated' = 'true', false) AS automated,
+         -- Not sent: derived from the kind, as the spec's kinds say (automated-email).
+         coalesce((cp.data->>'automated')::boolean, lower(coalesce(cp.data->>'kind', '')) ~ '^automated([-_ ]|$)') AS automated,
          ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(cp.data->'product_ids') = 'array' THEN cp.data->'product_ids' ELSE '[]' END)) AS own
     FROM campaigns cp WHERE cp.campaign_key = ANY($1::text[])
 ), w AS (
-  SELECT c.*, (c.activation AT TIME ZONE 'UTC')::date AS first_day FROM c
+  SELECT c.*, (c.activation AT TIME ZONE ${ZONE})::date AS first_day FROM c
 ), ev AS (
   SELECT DISTINCT e.campaign_key, e.person, e.type, e.at FROM campaign_events e JOIN c USING (campaign_key)
 ), counts AS (
@@ -85,7 +89,7 @@ export const STATS = `WITH c AS (
     FROM w JOIN people p USING (campaign_key)
     JOIN campaign_sale_people sp ON sp.person = p.person
     JOIN sales s ON s.sale_external_id = sp.sale_external_id
-   WHERE NOT w.no_stats AND w.activation IS NOT NULL AND (s.sale_date AT TIME ZONE 'UTC')::date BETWEEN w.first_day AND w.first_day + 30
+   WHERE NOT w.no_stats AND w.activation IS NOT NULL AND (s.sale_date AT TIME ZONE ${ZONE})::date BETWEEN w.first_day AND w.first_day + 30
 ), considered_at AS (
   -- A sale cancelled or deleted later changed the figures too: its time counts for cache_modified_at.
   SELECT campaign_key, max(updated_at) AS at FROM considered GROUP BY 1
@@ -117,7 +121,7 @@ export const STATS = `WITH c AS (
          count(*) FILTER (WHERE engaged_at <= sale_date) AS converted, array_agg(sale_external_id ORDER BY sale_external_id) AS sale_ids
     FROM sold GROUP BY 1
 ), computed AS (
-  SELECT w.campaign_key, w.activation, w.data,
+  SELECT w.campaign_key, w.activation, w.data, w.automated,
          CASE WHEN w.no_stats THEN NULL ELSE json_build_object(
            'date_range', CASE WHEN w.automated AND w.activation IS NOT NULL
                               THEN json_build_object('start', ${iso('w.activation')}, 'end', ${iso("w.activation + interval '30 days'")}) END,
@@ -152,11 +156,11 @@ export const STATS = `WITH c AS (
     LEFT JOIN line_totals lt USING (campaign_key)
     LEFT JOIN categories cat USING (campaign_key)
 )
-SELECT c.campaign_key, c.activation, c.stats, c.modified_at, c.sale_ids, c.product_ids,
+SELECT c.campaign_key, c.activation, c.stats, c.modified_at, c.sale_ids, c.product_ids, c.automated,
        -- The record as the list shows it, ready: the spec's fields in its order (absent ones null or
        -- defaulted), other imported keys after them, the statistics last.
        (SELECT '{' || string_agg(to_json(f.k)::text || ':' || f.v, ',' ORDER BY f.ord, f.k) || '}' FROM (
-          SELECT o.ord, o.k, coalesce((c.data->o.k)::text, o.none) AS v
+          SELECT o.ord, o.k, CASE WHEN o.k = 'automated' THEN to_json(c.automated)::text ELSE coalesce((c.data->o.k)::text, o.none) END AS v
             FROM (VALUES (1, 'campaign_key', NULL), (2, 'kind', 'null'), (3, 'automated', 'false'), (4, 'name', 'null'), (5, 'state', 'null'), (6, 'activated_at', NULL),
                          (7, 'utm_campaign', NULL), (8, 'campaign_tags', '[]'), (9, 'folder', 'null'), (10, 'permissions', 'null'), (11, 'product_ids', NULL)) AS o(ord, k, none)
            WHERE c.data ? o.k OR o.none IS NOT NULL

@@ -6,6 +6,7 @@ import { CUSTOMERS_IMPORTED } from '#mds/customers';
 import type { RecordedEvent } from '#mds/event-store';
 import { DATA_QUERY_ACCEPTED } from '#mds/imports';
 import { SALES_IMPORTED } from '#mds/sales';
+import { SETTINGS_CHANGED, type SettingsChanged } from '#mds/settings';
 import { waitForUpstream } from '../runtime/consistency';
 import { dataQueryOf } from '../runtime/data-query-sql';
 import { pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
@@ -31,12 +32,13 @@ export const campaignsProjection: Projection = {
   name: 'campaigns',
   // 2: a product's first category is its category text up to the first comma (categories are strings).
   // 3: an event's identity is a hash of its identifiers (their text could outgrow an index entry).
-  version: 3,
-  eventTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED, DATA_QUERY_ACCEPTED],
+  // 4: days (the 30-day window, a sale's day) in the settings' time zone; automated derived from the kind.
+  version: 4,
+  eventTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED, DATA_QUERY_ACCEPTED, SETTINGS_CHANGED],
   logDataTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED],
   batchSize: 20,
   reads: UPSTREAM,
-  tables: ['campaigns', 'campaign_events', 'campaign_sale_people', 'campaign_stats'],
+  tables: ['campaigns', 'campaign_events', 'campaign_sale_people', 'campaign_stats', 'campaign_settings'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
     if (events.length === 0) return;
@@ -45,6 +47,12 @@ export const campaignsProjection: Projection = {
     await tx.query(`CREATE TEMP TABLE dirty (campaign_key text PRIMARY KEY) ON COMMIT DROP;
       CREATE TEMP TABLE moved (person text PRIMARY KEY) ON COMMIT DROP`);
     await importCampaigns(of(CAMPAIGNS_IMPORTED), tx);
+    // Another time zone moves every campaign's days: all are computed again.
+    const zone = of(SETTINGS_CHANGED).map((e) => (e.data as SettingsChanged).changes.timezone).filter((z): z is string => typeof z === 'string').at(-1);
+    if (zone !== undefined) {
+      const { rowCount } = await tx.query(`UPDATE campaign_settings SET timezone = $1 WHERE timezone IS DISTINCT FROM $1`, [zone]);
+      if (rowCount) await tx.query(`INSERT INTO dirty SELECT campaign_key FROM campaigns ON CONFLICT DO NOTHING`);
+    }
     const wasActive = await active(tx);
     await importCampaignEvents(of(CAMPAIGN_EVENTS_IMPORTED), tx);
     // Sales are followed (the person each one stands for) once there is an audience to count them for.

@@ -4,8 +4,8 @@ import type { Pool } from 'pg';
 export type CampaignCursor = [string | null, string];
 
 /**
- * A page of campaign statistics records in activation order (`descending`: newest first, campaigns
- * without an activation last; ties by key), after `from`: keyset paging, so a campaign imported
+ * A page of campaign statistics records in activation order (`descending`: newest first; campaigns
+ * without an activation last in either order; ties by key), after `from`: keyset paging, so a campaign imported
  * between two pages is neither repeated nor makes another one skipped. `keys` keeps those campaigns.
  * Each record is the campaign as imported with the spec's fields filled (null when never sent) and
  * its `stats`, as the projection wrote it: JSON text, ready.
@@ -19,11 +19,13 @@ export async function listCampaigns(
     params.push(v);
     return `$${params.length}`;
   };
-  const sort = `coalesce(cp.activation, '-infinity'::timestamptz)`;
+  // Campaigns without an activation come last either way: below every time descending, above ascending.
+  const none = options.order === 'ascending' ? `'infinity'::timestamptz` : `'-infinity'::timestamptz`;
+  const sort = `coalesce(cp.activation, ${none})`;
   const where: string[] = [];
   if (options.keys) where.push(`cp.campaign_key = ANY (${p(options.keys)}::text[])`);
   if (options.from) {
-    const at = options.from[0] === null ? `'-infinity'::timestamptz` : `${p(options.from[0])}::timestamptz`;
+    const at = options.from[0] === null ? none : `${p(options.from[0])}::timestamptz`;
     where.push(`(${sort}, cp.campaign_key) ${options.order === 'ascending' ? '>' : '<'} (${at}, ${p(options.from[1])})`);
   }
   const dir = options.order === 'ascending' ? 'ASC' : 'DESC';

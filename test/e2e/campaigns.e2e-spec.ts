@@ -310,6 +310,8 @@ describe('campaign statistics', () => {
       const expectedOrder = [...old].sort((a, b) => {
         const da = Number(a.slice(1)) < 240 ? day(Number(a.slice(1))) : '';
         const db = Number(b.slice(1)) < 240 ? day(Number(b.slice(1))) : '';
+        // Campaigns without an activation come last in either order.
+        if ((da === '') !== (db === '')) return da === '' ? 1 : -1;
         return (da < db ? -1 : da > db ? 1 : a < b ? -1 : 1) * (order === 'ascending' ? 1 : -1);
       });
       expect(old).toEqual(expectedOrder);
@@ -317,5 +319,57 @@ describe('campaign statistics', () => {
     const some = await statistics('?keys=C007,C123,nope,C007');
     expect(some.campaigns.map((c) => c.campaign_key)).toEqual(['C123', 'C007']);
     expect((await statistics('?limit=5')).count).toBe(5);
+  });
+});
+
+describe('campaign days in the settings\' time zone, automated from the kind, campaigns without activation last', () => {
+  let api: TestApi;
+  let token: string;
+  beforeAll(async () => {
+    api = await startTestApi({ projections: [customersProjection, productsProjection, salesProjection, campaignsProjection] });
+    token = (await seedUserToken(api.rt, 'zones', ['admin'])).token;
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+  const send = (method: string, path: string, body?: unknown) =>
+    api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const imported = async (path: string, body: unknown) => {
+    const res = await send('POST', path, body);
+    expect([res.status, res.body.errors]).toEqual([200, []]);
+    await eventually(async () => expect((await send('GET', `/api/runs/${res.body.run_id}/`)).body.state).toBe('completed'));
+  };
+  const stats = async (key: string) => (await send('GET', '/api/campaign/actions/?limit=100')).body.campaigns.find((c: Json) => c.campaign_key === key);
+
+  it('counts sales by the days of the settings\' zone: a date-only sale on the activation day, not one after day 30 there', async () => {
+    expect((await send('PATCH', '/api/settings/', { timezone: 'Europe/Helsinki' })).status).toBe(200);
+    await imported('/api/customers/upload/', { customers: [{ external_id: 'Z-1' }] });
+    // Activated at 23:30 local on 1 June (20:30 UTC); the window is 1 June to 1 July, local days.
+    await imported('/api/campaigns/upload/', { campaigns: [{ campaign_key: 'Z', kind: 'automated-email', name: 'Zone', state: 'ACTIVE', activated_at: '2026-06-01T23:30:00' }] });
+    await imported('/api/campaigns/events/upload/', { events: [{ campaign_key: 'Z', type: 'sent', date: '2026-06-01T23:31:00', customer_id: 'Z-1' }] });
+    const sale = (id: string, date: string, price: number) => ({ sale_external_id: id, sale_date: date, sale_customer_id: 'Z-1', product_id: 'P-1', quantity: 1, unit_price: price });
+    await imported('/api/sales/upload/', { sales: [
+      sale('Z-DAY', '2026-06-01', 100), // a date alone: midnight in Helsinki, 31 May in UTC
+      sale('Z-LAST', '2026-07-01T23:30:00', 20), // day 30, late in the evening: 20:30 UTC
+      sale('Z-AFTER', '2026-07-02T00:30:00', 3), // day 31 in Helsinki, still 1 July in UTC
+      sale('Z-BEFORE', '2026-05-31T23:30:00', 5000), // the day before, 20:30 UTC
+    ] });
+    const z = await eventually(async () => {
+      const c = await stats('Z');
+      expect(c.stats.sales.total_sales).toBe(2);
+      return c;
+    });
+    expect(z.stats.sales).toMatchObject({ total_revenue: 120, date_range: { start: '2026-06-01', end: '2026-07-01' } });
+    // Not sent: automated from its kind, as the spec's kinds say; its date range is the activation's instant.
+    expect(z.automated).toBe(true);
+    expect(z.stats.date_range).toEqual({ start: '2026-06-01T20:30:00.000Z', end: '2026-07-01T20:30:00.000Z' });
+  });
+
+  it('lists campaigns without an activation last in ascending order as in descending', async () => {
+    await imported('/api/campaigns/upload/', { campaigns: [{ campaign_key: 'Z-DRAFT', kind: 'email', state: 'draft' }, { campaign_key: 'Z-EARLY', kind: 'email', state: 'ACTIVE', activated_at: '2026-01-01T00:00:00Z' }] });
+    const keys = async (order: string) => (await send('GET', `/api/campaign/actions/?limit=100&order=${order}`)).body.campaigns.map((c: Json) => c.campaign_key);
+    expect(await keys('ascending')).toEqual(['Z-EARLY', 'Z', 'Z-DRAFT']);
+    expect(await keys('descending')).toEqual(['Z', 'Z-EARLY', 'Z-DRAFT']);
+    expect((await stats('Z-DRAFT')).automated).toBe(false);
   });
 });
