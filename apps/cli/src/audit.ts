@@ -57,8 +57,11 @@ export function replayCommand(events: Command): void {
             ),
         });
         printer.done(last);
+        // Events applied per read model: an event several read models take counts once for each.
+        const taken = result.projections.map((p) => `${p.name} ${p.events.toLocaleString('en')}`).join(', ');
         process.stdout.write(
-          `replayed ${result.projections.length} read models to position ${result.until} into schema ${result.schema}: ${result.events} events in ${result.seconds.toFixed(1)} s\n` +
+          `replayed ${result.projections.length} read models to position ${result.until} into schema ${result.schema} in ${result.seconds.toFixed(1)} s: ` +
+            `${result.events.toLocaleString('en')} events applied in all (${taken})\n` +
             `read them with: mds query <customers|products|events|sales|campaigns> --schema ${result.schema}, or in SQL after SET search_path = ${result.schema}, public\n`,
         );
       }),
