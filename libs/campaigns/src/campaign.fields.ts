@@ -10,7 +10,7 @@ export const CAMPAIGN_KEY_PATTERN = `^[^\\s,]{1,${LIMITS.id}}$`;
 export const CAMPAIGN_FIELDS: FieldTable = {
   campaign_key: { kind: 'id', pattern: CAMPAIGN_KEY_PATTERN, required: true, description: 'The campaign\'s identity: letters, digits and punctuation, no spaces or commas', example: 'AE-spring-1' },
   kind: { kind: 'text', max: LIMITS.code, description: 'automated-email, email, sms, EXT (no statistics), or another string kept as sent', example: 'automated-email' },
-  automated: { kind: 'boolean', description: 'An automated campaign (default false)', example: true },
+  automated: { kind: 'boolean', description: 'An automated campaign; when not sent, derived from the kind (automated-email and other `automated-…` kinds: true)', example: true },
   name: { kind: 'text', max: LIMITS.shortText, description: 'Name', example: 'Spring welcome series' },
   state: { kind: 'text', max: LIMITS.code, description: 'active and draft (no statistics) in any case become lower case; other states are kept as sent', example: 'active' },
   activated_at: { kind: 'datetime', description: 'Activation: the statistics window is activation to 30 days after (absent: the first `sent` event)', example: '2026-03-01T10:00:00Z' },

@@ -52,7 +52,7 @@ export const SALE_FIELDS: FieldTable = {
 export const SALE_RECORD: RecordTable = {
   name: 'SaleRow',
   description:
-    'One row of a sale transaction: rows with the same sale_external_id form it, and re-importing a transaction replaces its rows. `sale_*` fields and `<COMPANY>__<field>` keys are the ' +
+    'One row of a sale transaction: rows with the same sale_external_id form it. Re-imported rows that all carry an external_id are upserted by it (rows not sent stay); rows without one replace the transaction\'s rows; a header row alone keeps them. `sale_*` fields and `<COMPANY>__<field>` keys are the ' +
     'transaction\'s whichever row carries them (a later row wins); other keys are the row\'s. Per transaction: sale_date and one of sale_customer_id, sale_phone_number, sale_email ' +
     'on some row (or from an earlier import); sale_currency and sale_exchange_rate together. A rejected row rejects its transaction. Money in cents of the default currency.',
   fields: SALE_FIELDS,
