@@ -103,3 +103,19 @@ export async function readSideStatus(read: ReadDeps, projections: Projection[]) 
   return { head, statuses };
 }
 export { EXPIRED_MESSAGE, expireDeliveredMessages } from './datatargets/retention';
+
+// The read side's door: a query class per read model, by token (ReadModelsModule provides them).
+export { ReadModelsModule, readModels, type ReadModelDeps, type ReadModels } from './read-models.module';
+export { ACCESS_READ_MODEL, AccessReadModel } from './access/access.read-model';
+export { AUDIT_READ_MODEL, AuditReadModel } from './audit/audit.read-model';
+export { CAMPAIGNS_READ_MODEL, CampaignsReadModel } from './campaigns/campaigns.read-model';
+export { CUSTOMERS_READ_MODEL, CustomersReadModel } from './customers/customers.read-model';
+export { DATATARGETS_READ_MODEL, DatatargetsReadModel } from './datatargets/datatargets.read-model';
+export { EVENTS_READ_MODEL, EventsReadModel } from './events/events.read-model';
+export { PRODUCTS_READ_MODEL, ProductsReadModel } from './products/products.read-model';
+export { RUNS_READ_MODEL, RunsReadModel } from './runs/runs.read-model';
+export { SALES_READ_MODEL, SalesReadModel } from './sales/sales.read-model';
+export { SETTINGS_READ_MODEL, SettingsReadModel } from './settings/settings.read-model';
+export { SHOPS_READ_MODEL, ShopsReadModel } from './shops/shops.read-model';
+export { READ_MODEL_PROGRESS, ReadModelProgress } from './runtime/read-model-progress';
+export { SERVICE_STATUS, ServiceStatus, type ServiceHealth } from './runtime/service-status';

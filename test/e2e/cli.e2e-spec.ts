@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
 import { hashAccessToken, isWellFormedToken } from '#mds/access';
 import { accessProjection, findTokenByHash, Projector, PROJECTIONS, waitForProjection } from '#mds/projections';
 import { streamsProjection } from '#mds/projections';
 import { openTestRuntime, type TestRuntime } from '../support/runtime';
-import { runCli } from '../support/processes';
+import { ROOT, runCli } from '../support/processes';
 
 describe('mds CLI: users and tokens', () => {
   let rt: TestRuntime;
@@ -118,4 +120,26 @@ describe('mds CLI', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/unknown projection "nope"; known: streams, access, shops/);
   }, 90_000);
+});
+
+describe('mds without the service', () => {
+  /** The modules `mds <args>` loaded (the compiled CLI, as bin/mds.js runs it), and what it printed. */
+  function loaded(args: string[]): { modules: string[]; out: string } {
+    const script = `
+      const { buildCli } = require(${JSON.stringify(path.join(ROOT, 'dist/apps/cli/src/main.js'))});
+      let out = '';
+      const program = buildCli();
+      const quiet = (c) => { c.exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (out += s) }); c.commands.forEach(quiet); };
+      quiet(program);
+      try { program.parse(${JSON.stringify(['node', 'mds', ...args])}); } catch {}
+      process.stdout.write(JSON.stringify({ modules: Object.keys(require.cache), out }));`;
+    return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })) as { modules: string[]; out: string };
+  }
+  const service = (modules: string[]) => modules.filter((m) => /node_modules\/(@nestjs|pg|fastify|@eventstore|pino)\/|dist\/(libs|projections)\/|dist\/apps\/(api|outlet-worker)\//.test(m));
+
+  it.each([[['--help']], [['users', '--help']], [['events', 'read', '--limit', 'many']], [['nope']]])('answers mds %j without loading the service (Nest, pg, the runtime, projections)', (args) => {
+    const { modules, out } = loaded(args);
+    expect(out).not.toBe('');
+    expect(service(modules)).toEqual([]);
+  });
 });

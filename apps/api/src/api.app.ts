@@ -7,13 +7,13 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import { RecordTokenUseCommand } from '#mds/access';
 import { DatabaseWatch, redactUrl } from '#mds/platform';
-import type { Runtime } from '#mds/runtime';
-import { ensureProjectionTables, PROJECTIONS } from '#mds/projections';
+import { ACCESS_READ_MODEL, type AccessReadModel } from '#mds/projections';
+import { ensureReadModelTables, type Runtime } from '#mds/runtime';
 import { installAuthentication } from './access/authentication.hook';
 import { PermissionsGuard } from './access/permissions.guard';
 import { TokenResolver } from './access/token-resolver';
 import { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module';
-import { ServiceMetrics } from './metrics/metrics';
+import type { ServiceMetrics } from './metrics/metrics';
 import { installBodyBudget } from './platform/body-budget';
 import { ErrorEnvelopeFilter, sendError } from './platform/error-envelope';
 import { installDatabaseGuard } from './platform/database-guard';
@@ -21,6 +21,7 @@ import { installJsonBody } from './platform/json-body';
 import { completeContract } from './platform/openapi-contract';
 import { clientErrorHandler, frameworkErrorHandler, installRequestLimits } from './platform/request-limits';
 import { PinoNestLogger } from './platform/nest-logger';
+import { METRICS } from './platform/tokens';
 import { RequestValidationPipe } from './platform/request-validation';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -55,9 +56,8 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
     },
   });
   // Every read model the routes query exists before the first request, projector running or not.
-  await ensureProjectionTables(runtime.pool, PROJECTIONS);
-  const metrics = new ServiceMetrics(runtime);
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(runtime, metrics, contexts), adapter, {
+  await ensureReadModelTables(runtime);
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(runtime, logger, contexts), adapter, {
     logger: new PinoNestLogger(logger),
     // Fastify's own JSON parser (with prototype-poisoning protection) only: see installJsonBody.
     bodyParser: false,
@@ -73,8 +73,9 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   watch.start();
 
   const commands = app.get(CommandBus);
+  const metrics = app.get<ServiceMetrics>(METRICS);
   installAuthentication(fastify, {
-    resolver: TokenResolver.forPool(runtime.pool, config.rateLimitPerMinute),
+    resolver: TokenResolver.forReadModel(app.get<AccessReadModel>(ACCESS_READ_MODEL), config.rateLimitPerMinute),
     recordUse: (use) => commands.execute(new RecordTokenUseCommand(use.tokenId, use.ownerId, use.lastUsedAt, use.requestId)),
     bodyLimit: config.bodyLimitBytes,
     logger,

@@ -1,4 +1,6 @@
-// Entry of the API alone (`mds api`): stateless, run as many as the load needs behind a balancer.
-import { serve } from '#mds/cli';
+// Entry of the API alone: stateless, run as many as the load needs behind a balancer.
+import 'reflect-metadata';
+import { runService } from '#mds/runtime';
+import { API_PART } from './api.part';
 
-void serve(['api']);
+void runService([API_PART]);

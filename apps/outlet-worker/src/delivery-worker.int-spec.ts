@@ -8,7 +8,7 @@ import {
   type OutletState,
 } from '#mds/datatargets';
 import type { NewEvent } from '#mds/event-store';
-import { datasyncProjection, datatargetsProjection, findOutlet, outletLog, outletLogEntry, READ_MESSAGES_SQL, waitForProjection } from '#mds/projections';
+import { datasyncProjection, DatatargetsReadModel, datatargetsProjection, findOutlet, outletLog, outletLogEntry, READ_MESSAGES_SQL, waitForProjection } from '#mds/projections';
 import { openProjectingRuntime, type TestRuntime } from '#mds/testing/runtime';
 import { controlOutlet, createDatatarget, createOutlet, postMessages } from '#mds/testing/datatargets';
 import { eventually } from '#mds/testing/eventually';
@@ -142,7 +142,7 @@ describe('outlet worker: attempts recorded in groups, messages read ahead', () =
         return { query: (text: string, values?: unknown[]) => ((reads += text === READ_MESSAGES_SQL ? 1 : 0), client.query(text, values)), release: (err?: Error) => client.release(err) };
       },
     } as unknown as typeof rt.pool;
-    const reader = new MessageReader(pool, id);
+    const reader = new MessageReader(new DatatargetsReadModel({ pool }), id);
     const numbers = (b: { batch: Array<{ number: number }> }) => b.batch.map((r) => Number(r.number));
     const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

@@ -1,31 +1,24 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
+  attemptBody,
   closeKeptAliveConnections,
-  attemptEventId,
-  DELIVERY_ATTEMPTED,
-  DELIVERY_ATTEMPTED_SCHEMA,
+  credentialValues,
+  decideAttempt,
   deliver,
   MAX_UNRECORDED_BATCHES,
-  OUTLET_CONTROLLED,
   openAttemptLog,
-  attemptBody,
-  templateKey,
-  stateAfterAttempt,
-  type DeliveryAttempted,
-  type OutletControlled,
-  type OutletDefinition,
-  type OutletLogEntry,
-  type OutletState,
-  type OutletStreamEvent,
-  type AttemptLog,
-  credentialValues,
+  webhookIdOf,
   withCredentials,
+  type AttemptDecision,
+  type AttemptLog,
   type OutletCredentials,
+  type OutletDefinition,
+  type OutletState,
 } from '#mds/datatargets';
 import type { Logger, OutletConfig } from '#mds/platform';
 import type { Runtime } from '#mds/runtime';
-import { deliverableOutlets, expireDeliveredMessages, findOutlet, openDedicatedClient, OUTLETS_CHANNEL, readMessages, releaseLease, tryLease } from '#mds/projections';
-import { MessageReader } from './message-reader';
+import { DatatargetsReadModel, openDedicatedClient, OUTLETS_CHANNEL, releaseLease, tryLease } from '#mds/projections';
+import { MessageReader, type MessageRow } from './message-reader';
 
 /** PostgreSQL's undefined_table. */
 const UNDEFINED_TABLE = '42P01';
@@ -44,13 +37,6 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-/** UTC with microseconds, as the spec's log entry date. */
-function microIso(epochMs: number): string {
-  const ms = Math.floor(epochMs);
-  const micro = Math.floor((epochMs - ms) * 1000);
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, (_, m: string) => `.${m}${String(micro).padStart(3, '0')}Z`);
-}
-
 /**
  * Delivers outlets' messages by webhook. Each outlet is owned through a lease (a session advisory
  * lock on the worker's own connection), so several workers share the outlets and one outlet has one
@@ -66,13 +52,17 @@ export class DeliveryWorker {
   private readonly id = randomUUID();
   private loop?: Promise<void>;
   private sweeps?: Promise<void>;
+  private readonly datatargets: DatatargetsReadModel;
   delivered = 0;
 
+  /** The runtime gives the log (attempts are appended to outlet streams), notifications, the lease connection and the sealing key. */
   constructor(
     private readonly runtime: Runtime,
     private readonly config: OutletConfig,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.datatargets = new DatatargetsReadModel(runtime);
+  }
 
   async start(): Promise<void> {
     this.runtime.notifications.on(OUTLETS_CHANNEL, this.countChange);
@@ -117,7 +107,7 @@ export class DeliveryWorker {
       if (signal.aborted) break;
       try {
         for (;;) {
-          const expired = await expireDeliveredMessages(this.runtime.pool);
+          const expired = await this.datatargets.expireDelivered();
           if (expired.posts === 0) break;
           this.logger.info(expired, 'delivered messages past their retention dropped');
         }
@@ -136,7 +126,7 @@ export class DeliveryWorker {
     while (!signal.aborted) {
       const seen = this.announced;
       try {
-        for (const outlet of await deliverableOutlets(this.runtime.pool)) {
+        for (const outlet of await this.datatargets.deliverableOutlets()) {
           const id = outlet.definition.outlet_id;
           if (this.owned.has(id) || signal.aborted) continue;
           if (!(await this.onLease((c) => tryLease(c, `outlet:${id}`)))) continue;
@@ -187,15 +177,15 @@ export class DeliveryWorker {
     const signal = this.abort.signal;
     let known: { state: OutletState } | undefined;
     let log: AttemptLog | undefined;
-    const messages = new MessageReader(this.runtime.pool, datatargetId);
+    const messages = new MessageReader(this.datatargets, datatargetId);
     try {
-      let outlet: Awaited<ReturnType<typeof findOutlet>>;
+      let outlet: Awaited<ReturnType<DatatargetsReadModel['outlet']>>;
       let outletReadAt = 0;
       while (!signal.aborted) {
         if (log?.conflicted) known = undefined;
         // The definition is read again at least every second (and after every wait): changes apply that fast.
         if (!known || Date.now() - outletReadAt > 1000) {
-          outlet = await findOutlet(this.runtime.pool, datatargetId, outletId);
+          outlet = await this.datatargets.outlet(datatargetId, outletId);
           outletReadAt = Date.now();
         }
         if (!known || !log) {
@@ -223,13 +213,11 @@ export class DeliveryWorker {
           else await this.idle(datatargetId, seen, signal);
           continue;
         }
-        const events = await this.attempt(def, outletId, state, batch);
+        const decided = await this.attempt(def, outletId, state, batch);
         // An operator's control (or another owner) wrote first: the attempts not yet recorded go again.
         if (log.conflicted) continue;
-        const recorded = events[events.length - 1].data as DeliveryAttempted | OutletControlled;
-        known = { state: recorded.state };
-        const ok = (events[0].data as DeliveryAttempted).entry.status === 'OK';
-        log.add(events, ok ? batch.length : 0);
+        known = { state: decided.state };
+        log.add(decided.events, decided.entry.status === 'OK' ? batch.length : 0);
         await log.roomFor(MAX_UNRECORDED_BATCHES);
       }
     } finally {
@@ -281,10 +269,10 @@ export class DeliveryWorker {
     });
   }
 
-  private async attempt(def: OutletDefinition, outletId: string, state: OutletState, batch: Awaited<ReturnType<typeof readMessages>>): Promise<OutletStreamEvent[]> {
+  /** Sends a batch and decides what it means (decideAttempt); the caller appends the events. */
+  private async attempt(def: OutletDefinition, outletId: string, state: OutletState, batch: MessageRow[]): Promise<AttemptDecision> {
     const messages = batch.map((b) => b.message);
     const body = attemptBody({ batched: def.is_batched, body: true }, def.request.content, messages);
-    const webhookId = `msg_${outletId}_${state.batch_number}`;
     const secret = this.secretOf(def.secret_sealed);
     const credentials = this.credentialsOf(def.credentials_sealed);
     const request = withCredentials(def.request, credentials);
@@ -296,57 +284,32 @@ export class DeliveryWorker {
         connectTimeoutMs: this.config.connectTimeoutMs,
         totalTimeoutMs: this.config.totalTimeoutMs,
         secret,
-        webhookId,
+        webhookId: webhookIdOf(outletId, state),
         keepAliveKey: `${this.id}:${outletId}`,
         masked: credentialValues(credentials),
       },
     );
-    const firstNumber = Number(batch[0].number);
-    const lastNumber = Number(batch[batch.length - 1].number);
-    const { state: next, pause } = stateAfterAttempt(
-      state,
-      { ok: result.ok, at: result.startedAt, lastMessageNumber: lastNumber, retryAfterMs: result.retryAfterMs },
+    const datasync = batch[0].after_update !== null;
+    const decided = decideAttempt(
+      {
+        outletId,
+        definition: def,
+        state,
+        batch: {
+          first: Number(batch[0].number),
+          last: Number(batch[batch.length - 1].number),
+          size: batch.length,
+          ...(datasync ? { afterUpdate: await this.updateBefore(def.datatarget_id, state.last_delivered_message_number) } : {}),
+        },
+        result,
+        startedAtFraction: startedAt % 1,
+        now: new Date(),
+      },
       { baseMs: this.config.backoffBaseMs, maxMs: this.config.maxBackoffMs, pauseAfterMs: this.config.pauseAfterMs },
     );
-    const entryNumber = state.entry_count + 1;
-    const datasync = batch[0].after_update !== null;
-    const entry: OutletLogEntry = {
-      entry_number: entryNumber,
-      entry_key: `${outletId}:${entryNumber}`,
-      // The client's start time (the one throttling and backoff count from), with the microseconds of the worker's clock.
-      date: microIso(result.startedAt.getTime() + (startedAt % 1)),
-      batch_number: state.batch_number,
-      batch_size: batch.length,
-      ...(datasync ? { after_update: await this.updateBefore(def.datatarget_id, state.last_delivered_message_number) } : { first_message_number: firstNumber }),
-      status: result.ok ? 'OK' : 'FAIL',
-      ...(result.httpStatus !== undefined ? { http_status: result.httpStatus } : {}),
-      ...(result.failReason ? { fail_reason: result.failReason } : {}),
-      request_time_ms: Math.round(result.requestTimeMs),
-      http_request_available: !result.refused,
-    };
-    if (!result.ok) this.logger.warn({ outlet: outletId, entry: entryNumber, reason: result.failReason, retryAt: next.retry_at }, 'webhook delivery failed');
-    const attempted: DeliveryAttempted = {
-      outlet_id: outletId,
-      datatarget_id: def.datatarget_id,
-      entry,
-      last_message_number: lastNumber,
-      webhook_id: webhookId,
-      // The body is the messages through the template (where masked, said by offsets): kept by reference.
-      request: { head: result.requestHead, template: templateKey(def.request.content), batched: def.is_batched, messages: [firstNumber, lastNumber], body: def.request.method !== 'GET', ...(result.bodyMasks ? { masks: result.bodyMasks } : {}) },
-      ...(result.signature !== undefined ? { signature: result.signature } : {}),
-      reply: result.rawReply === undefined ? null : { bytes: Buffer.byteLength(result.rawReply), sha256: createHash('sha256').update(result.rawReply).digest('hex') },
-      ...(result.rawReply !== undefined ? { replies: [result.rawReply] as [string] } : {}),
-      state: next,
-    };
-    const events: OutletStreamEvent[] = [
-      { id: attemptEventId(outletId, entryNumber), type: DELIVERY_ATTEMPTED, data: attempted, metadata: { actor: 'outlet-worker', schema: DELIVERY_ATTEMPTED_SCHEMA } },
-    ];
-    if (pause) {
-      this.logger.warn({ outlet: outletId, failingSince: next.failing_since }, 'outlet paused itself after failing too long; resume it to continue');
-      const paused: OutletControlled = { outlet_id: outletId, action: 'paused_failing', by: 'outlet-worker', at: new Date().toISOString(), state: { ...next, paused: 'failing' } };
-      events.push({ type: OUTLET_CONTROLLED, data: paused, metadata: { actor: 'outlet-worker' } });
-    }
-    return events;
+    if (!result.ok) this.logger.warn({ outlet: outletId, entry: decided.entry.entry_number, reason: result.failReason, retryAt: decided.state.retry_at }, 'webhook delivery failed');
+    if (decided.pause) this.logger.warn({ outlet: outletId, failingSince: decided.state.failing_since }, 'outlet paused itself after failing too long; resume it to continue');
+    return decided;
   }
 
   /** The outlet's signing secret, opened once per sealed value (not again for every batch). */
@@ -370,7 +333,7 @@ export class DeliveryWorker {
   /** A datasync batch's after_update: the change delivered last before it ("" before the first). */
   private async updateBefore(datatargetId: string, lastDelivered: number): Promise<string> {
     if (lastDelivered === 0) return '';
-    const [previous] = await readMessages(this.runtime.pool, datatargetId, lastDelivered - 1, 1);
+    const [previous] = await this.datatargets.messages(datatargetId, lastDelivered - 1, 1);
     return previous?.after_update ?? '';
   }
 }

@@ -1,2 +1,2 @@
-export { OutletWorker } from './outlet-worker';
+export { OutletWorker, OUTLET_WORKER_PART } from './outlet-worker';
 export { DeliveryWorker } from './delivery-worker';

@@ -1,7 +1,6 @@
-import type { Runtime } from '#mds/runtime';
-import { readMessages } from '#mds/projections';
+import type { DatatargetsReadModel } from '#mds/projections';
 
-type MessageRow = Awaited<ReturnType<typeof readMessages>>[number];
+export type MessageRow = Awaited<ReturnType<DatatargetsReadModel['messages']>>[number];
 
 /**
  * An outlet's messages, read several batches at a time: a batch is cut from what was read, and the
@@ -13,7 +12,7 @@ export class MessageReader {
   private ahead?: { after: number; rows: Promise<MessageRow[]> };
 
   constructor(
-    private readonly pool: Runtime['pool'],
+    private readonly datatargets: Pick<DatatargetsReadModel, 'messages'>,
     private readonly datatargetId: string,
   ) {}
 
@@ -31,7 +30,7 @@ export class MessageReader {
         this.rows.push(...ahead);
         readAhead = true;
       } else {
-        this.rows = await readMessages(this.pool, this.datatargetId, after, chunk);
+        this.rows = await this.datatargets.messages(this.datatargetId, after, chunk);
         readAhead = false;
       }
     }
@@ -39,7 +38,7 @@ export class MessageReader {
     // The next read starts once half of what was read is taken, well before it is needed.
     if (!this.ahead && batch.length === size && this.rows.length - size < Math.max(size, chunk / 2)) {
       const last = Number(this.rows[this.rows.length - 1].number);
-      const rows = readMessages(this.pool, this.datatargetId, last, chunk);
+      const rows = this.datatargets.messages(this.datatargetId, last, chunk);
       rows.catch(() => undefined); // a failed read-ahead is read again on its turn
       this.ahead = { after: last, rows };
     }

@@ -1,4 +1,4 @@
-import type { Runtime } from '#mds/runtime';
+import type { Runtime, ServicePart } from '#mds/runtime';
 import { DeliveryWorker } from './delivery-worker';
 
 /** The outlet worker's process-level shell: started by `mds outlet-worker` or by `mds start`. */
@@ -17,3 +17,13 @@ export class OutletWorker {
     return this.delivery.stop();
   }
 }
+
+/** The outlet worker as a part of the service (`mds outlet-worker`, `mds start`). */
+export const OUTLET_WORKER_PART: ServicePart = {
+  name: 'outlet-worker',
+  async start(runtime) {
+    const worker = new OutletWorker(runtime);
+    await worker.start();
+    return { stop: () => worker.stop() };
+  },
+};

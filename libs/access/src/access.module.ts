@@ -5,6 +5,7 @@ import { CreateAccessTokenHandler } from './create-access-token/create-access-to
 import { CreateDatasourceHandler } from './create-datasource/create-datasource.handler';
 import { CreateIntegrationHandler } from './create-integration/create-integration.handler';
 import { CreateUserHandler } from './create-user/create-user.handler';
+import { CreateUserTokenHandler } from './create-user-token/create-user-token.handler';
 import { UnlockUserHandler } from './unlock-user/unlock-user.handler';
 import { ChangeIntegrationHandler } from './change-integration/change-integration.handler';
 import { RecordTokenUseHandler } from './record-token-use/record-token-use.handler';
@@ -15,6 +16,7 @@ import { RevokeAccessTokenHandler } from './revoke-access-token/revoke-access-to
   imports: [CqrsModule],
   providers: [
     CreateUserHandler,
+    CreateUserTokenHandler,
     IssueTokenWithPasswordHandler,
     CreateAccessTokenHandler,
     CreateIntegrationHandler,

@@ -18,6 +18,8 @@ export { CreateAccessTokenHandler } from './create-access-token/create-access-to
 export { mintToken, type AccessTokenView, type MintedToken } from './create-access-token/mint-token';
 export { CreateIntegrationCommand } from './create-integration/create-integration.command';
 export { CreateIntegrationHandler, integrationView, type IntegrationView } from './create-integration/create-integration.handler';
+export { CreateUserTokenCommand } from './create-user-token/create-user-token.command';
+export { CreateUserTokenHandler } from './create-user-token/create-user-token.handler';
 export { UnlockUserCommand } from './unlock-user/unlock-user.command';
 export { UnlockUserHandler } from './unlock-user/unlock-user.handler';
 

@@ -21,4 +21,5 @@ export { ControlOutletCommand, OPERATOR_ACTIONS, type OperatorAction } from './c
 export { appendControl, ControlOutletHandler } from './control-outlet/control-outlet.handler';
 export { DatatargetsModule } from './datatargets.module';
 export { AttemptLog, MAX_UNRECORDED_BATCHES, openAttemptLog, type OutletStreamEvent } from './record-attempts/attempt-log';
+export { decideAttempt, microIso, webhookIdOf, type AttemptDecision, type AttemptMade } from './record-attempts/attempt.decider';
 export { datatargetUpcasters } from './datatarget.upcasters';

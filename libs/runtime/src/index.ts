@@ -1,4 +1,4 @@
 export * from './runtime';
 export * from './bootstrap-admin';
-export { RUNTIME, RuntimeModule } from './runtime.module';
-export { serviceHealth } from './health';
+export { RuntimeModule } from './runtime.module';
+export { PROJECTOR_PART, runService, type PartName, type ServicePart } from './service';

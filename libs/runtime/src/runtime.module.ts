@@ -9,13 +9,11 @@ import { readModelPorts } from '#mds/projections';
 import { KNOWN_SALE_TRANSACTIONS, SALE_ROWS_NOW, saleUpdateRule } from '#mds/sales';
 import type { Runtime } from './runtime';
 
-/** Injection token of the composition root (controllers read the read models through its pool). */
-export const RUNTIME = Symbol('RUNTIME');
-
 /**
  * Hands the composition root's parts to every Nest module: the event log for the command handlers,
  * the secret box and access settings, and the read-model ports commands consult (answered by the
- * projections' queries, so the contexts never import the read side).
+ * projections' queries, so the contexts never import the read side). The Runtime itself is not a
+ * provider: what reads goes through ReadModelsModule's query classes, what writes through the CommandBus.
  */
 @Global()
 @Module({})
@@ -26,7 +24,6 @@ export class RuntimeModule {
     return {
       module: RuntimeModule,
       providers: [
-        { provide: RUNTIME, useValue: runtime },
         { provide: EVENT_STORE, useValue: runtime.store },
         { provide: SECRET_BOX, useValue: runtime.accessDeps.secrets },
         { provide: ACCESS_DEPS, useValue: runtime.accessDeps },
@@ -39,7 +36,7 @@ export class RuntimeModule {
         { provide: DATA_QUERY_UPDATE_RULES, useValue: updateRules },
         { provide: OWNER_TOKENS, useValue: ports.ownerTokens },
       ],
-      exports: [RUNTIME, EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, KNOWN_SALES_NOW, SALE_ROWS_NOW, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS, OWNER_TOKENS],
+      exports: [EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, KNOWN_SALES_NOW, SALE_ROWS_NOW, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS, OWNER_TOKENS],
     };
   }
 }

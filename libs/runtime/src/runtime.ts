@@ -28,7 +28,7 @@ import {
   type Logger,
   type Pool,
 } from '#mds/platform';
-import { OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Projection, type RunnerDeps } from '#mds/projections';
+import { ensureProjectionTables, OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Projection, type RunnerDeps } from '#mds/projections';
 
 /**
  * The personal fields of each kind of import chunk, kept apart from the log (forgettable payloads;
@@ -159,4 +159,9 @@ export async function openRuntime(
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
+}
+
+/** Every read model's tables, created when missing (their projection may not have run yet): the API reads them from its first request. */
+export function ensureReadModelTables(runtime: Pick<Runtime, 'pool'>): Promise<void> {
+  return ensureProjectionTables(runtime.pool, PROJECTIONS);
 }

@@ -13,12 +13,11 @@ import {
   type Principal,
 } from '#mds/access';
 import { forbidden, invalidRequest, notFound } from '#mds/platform';
-import { findAccessToken, listAccessTokens, type AccessTokenListed } from '#mds/projections';
-import { RUNTIME, type Runtime } from '#mds/runtime';
+import { ACCESS_READ_MODEL, type AccessReadModel, type AccessTokenListed } from '#mds/projections';
 import { nextUrl } from '../imports/paging';
 import { ListAccessTokensQuery } from './access-tokens.request.dto';
 import { CreateAccessTokenRequest } from './create-access-token.request.dto';
-import { awaitReadModel } from './read-your-writes';
+import { ReadYourWrites } from './read-your-writes';
 import { AllowPasswordLogin, RequirePermission } from './permissions';
 
 const LISTED_FIELDS = '{id, owner_id, name, hint, created_at, created_by, transferred_roles, scopes, expires_at, last_used_at, revoked_at, revoked_by}';
@@ -28,7 +27,8 @@ const LISTED_FIELDS = '{id, owner_id, name, hint, created_at, created_by, transf
 export class AccessTokensHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(ACCESS_READ_MODEL) private readonly access: AccessReadModel,
+    private readonly readYourWrites: ReadYourWrites,
   ) {}
 
   @Post()
@@ -64,7 +64,7 @@ export class AccessTokensHttpController {
       ? await this.commands.execute(new IssueTokenWithPasswordCommand(request.passwordLogin.username, request.passwordLogin.password, totp, input, request.id))
       : await this.commands.execute(new CreateAccessTokenCommand(request.principal!, input, request.id));
     // The token works for the next request: answer once the access read model has it.
-    await awaitReadModel(this.runtime, 'access', minted.position);
+    await this.readYourWrites.settled('access', minted.position);
     return { access_token: minted.access_token };
   }
 
@@ -84,7 +84,7 @@ export class AccessTokensHttpController {
     if (!managesAccess(principal) && query.owner_id !== undefined && query.owner_id !== principal.ownerId) throw forbidden('Only an admin lists the tokens of others');
     const after = query.after === undefined ? undefined : Number(Buffer.from(query.after, 'base64url').toString('utf8'));
     if (after !== undefined && !Number.isSafeInteger(after)) throw invalidRequest('after is not a cursor from next_url');
-    const page = await listAccessTokens(this.runtime.pool, {
+    const page = await this.access.listTokens({
       ownerId: managesAccess(principal) ? query.owner_id : principal.ownerId,
       includeRevoked: query.include_revoked === 'true',
       after,
@@ -113,12 +113,12 @@ export class AccessTokensHttpController {
   @ApiOkResponse({ description: `\`{access_token: ${LISTED_FIELDS}}\`, revoked_at and revoked_by set` })
   async revoke(@Req() request: FastifyRequest, @Param('token_id') id: string): Promise<{ access_token: AccessTokenListed }> {
     const { position }: { position: number } = await this.commands.execute(new RevokeAccessTokenCommand(id, actorOf(request.principal!, request.id)));
-    await awaitReadModel(this.runtime, 'access', position, { required: 'The revocation' });
+    await this.readYourWrites.settled('access', position, { required: 'The revocation' });
     return { access_token: await this.visibleToken(request.principal!, id) };
   }
 
   private async visibleToken(principal: Principal, id: string): Promise<AccessTokenListed> {
-    const token = await findAccessToken(this.runtime.pool, id);
+    const token = await this.access.token(id);
     if (!token) throw notFound(`No access token ${id.slice(0, 64)}`);
     if (token.owner_id !== principal.ownerId && !managesAccess(principal)) throw forbidden('This token is someone else\'s: only an admin sees it');
     return token;

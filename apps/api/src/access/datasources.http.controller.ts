@@ -5,14 +5,13 @@ import type { FastifyRequest } from 'fastify';
 import { CreateDatasourceCommand, DATASOURCE_DATATYPES, type DatasourceView } from '#mds/access';
 import type { ImportAnswer } from '#mds/imports';
 import { invalidRequest, notFound } from '#mds/platform';
-import { findDatasource, listDatasources } from '#mds/projections';
-import { RUNTIME, type Runtime } from '#mds/runtime';
+import { ACCESS_READ_MODEL, type AccessReadModel } from '#mds/projections';
 import { uploadCommand } from '../imports/uploads';
 import { CreateDatasourceRequest } from './create-datasource.request.dto';
 import { RequirePermission } from './permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { datasourceImportBody } from '../platform/openapi-records';
-import { awaitReadModel } from './read-your-writes';
+import { ReadYourWrites } from './read-your-writes';
 
 const DATASOURCE_FIELDS = '{id, name, integration, datatype, enabled, created_at}';
 
@@ -26,7 +25,8 @@ const DATASOURCE_FIELDS = '{id, name, integration, datatype, enabled, created_at
 export class DatasourcesHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(ACCESS_READ_MODEL) private readonly access: AccessReadModel,
+    private readonly readYourWrites: ReadYourWrites,
   ) {}
 
   @Post()
@@ -40,7 +40,7 @@ export class DatasourcesHttpController {
   @ApiOkResponse({ description: `\`{datasource: ${DATASOURCE_FIELDS}}\`` })
   async create(@Req() request: FastifyRequest, @Body() body: CreateDatasourceRequest): Promise<{ datasource: DatasourceView }> {
     const result: { datasource: DatasourceView; position: number } = await this.commands.execute(new CreateDatasourceCommand(request.principal!, body, request.id));
-    await awaitReadModel(this.runtime, 'access', result.position);
+    await this.readYourWrites.settled('access', result.position);
     return { datasource: result.datasource };
   }
 
@@ -52,7 +52,7 @@ export class DatasourcesHttpController {
   async list(@Query() query: Record<string, unknown>): Promise<{ datasources: DatasourceView[]; next_url: null }> {
     const integration = query.integration;
     if (integration !== undefined && typeof integration !== 'string') throw invalidRequest('integration must be given once');
-    return { datasources: await listDatasources(this.runtime.pool, { integrationId: integration || undefined }), next_url: null };
+    return { datasources: await this.access.listDatasources({ integrationId: integration || undefined }), next_url: null };
   }
 
   @Get(':datasource_id')
@@ -79,7 +79,7 @@ export class DatasourcesHttpController {
   }
 
   private async datasource(id: string): Promise<DatasourceView> {
-    const datasource = await findDatasource(this.runtime.pool, id);
+    const datasource = await this.access.datasource(id);
     if (!datasource) throw notFound(`No datasource ${id.slice(0, 64)}`);
     return datasource;
   }

@@ -4,12 +4,11 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { actorOf, ChangeIntegrationCommand, CreateIntegrationCommand, type IntegrationView } from '#mds/access';
 import { notFound } from '#mds/platform';
-import { findIntegration, listIntegrations, type IntegrationToken } from '#mds/projections';
-import { RUNTIME, type Runtime } from '#mds/runtime';
+import { ACCESS_READ_MODEL, type AccessReadModel, type IntegrationToken } from '#mds/projections';
 import { ChangeIntegrationRequest } from './change-integration.request.dto';
 import { CreateIntegrationRequest } from './create-integration.request.dto';
 import { RequirePermission } from './permissions';
-import { awaitReadModel } from './read-your-writes';
+import { ReadYourWrites } from './read-your-writes';
 
 const INTEGRATION_FIELDS = '{id, name, integration_name, enabled, available_datasources, created_at, datasources, datatargets, datatarget_templates, description, configuration, parameters, tokens}';
 const TOKEN_FIELDS = '`tokens`: its tokens that are not revoked, `[{id, name, hint, created_at, expires_at, last_used_at, scopes}]` (never their values)';
@@ -21,7 +20,8 @@ type Listed = IntegrationView & { tokens: IntegrationToken[] };
 export class IntegrationsHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(ACCESS_READ_MODEL) private readonly access: AccessReadModel,
+    private readonly readYourWrites: ReadYourWrites,
   ) {}
 
   @Post()
@@ -42,7 +42,7 @@ export class IntegrationsHttpController {
   @ApiOkResponse({ description: `\`{integration: ${INTEGRATION_FIELDS}}\`` })
   async create(@Req() request: FastifyRequest, @Body() body: CreateIntegrationRequest): Promise<{ integration: Listed }> {
     const result: { integration: IntegrationView; position: number } = await this.commands.execute(new CreateIntegrationCommand(request.principal!, body, request.id));
-    await awaitReadModel(this.runtime, 'access', result.position);
+    await this.readYourWrites.settled('access', result.position);
     // As the integration reads from now on: no tokens yet.
     return { integration: { ...result.integration, tokens: [] } };
   }
@@ -52,7 +52,7 @@ export class IntegrationsHttpController {
   @ApiOperation({ summary: 'Every integration (admin), in creation order, each with its datasources and its tokens', description: TOKEN_FIELDS })
   @ApiOkResponse({ description: `\`{integrations: [${INTEGRATION_FIELDS}, ...], next_url: null}\` (a single page)` })
   async list(): Promise<{ integrations: Listed[]; next_url: null }> {
-    return { integrations: await listIntegrations(this.runtime.pool), next_url: null };
+    return { integrations: await this.access.listIntegrations(), next_url: null };
   }
 
   @Get(':integration_id')
@@ -75,12 +75,12 @@ export class IntegrationsHttpController {
   @ApiOkResponse({ description: `\`{integration: ${INTEGRATION_FIELDS}}\`` })
   async change(@Req() request: FastifyRequest, @Param('integration_id') id: string, @Body() body: ChangeIntegrationRequest): Promise<{ integration: Listed }> {
     const { position }: { position: number } = await this.commands.execute(new ChangeIntegrationCommand(id, body.enabled, actorOf(request.principal!, request.id)));
-    await awaitReadModel(this.runtime, 'access', position, { required: body.enabled ? 'Enabling the integration' : 'Disabling the integration and revoking its tokens' });
+    await this.readYourWrites.settled('access', position, { required: body.enabled ? 'Enabling the integration' : 'Disabling the integration and revoking its tokens' });
     return { integration: await this.integration(id) };
   }
 
   private async integration(id: string): Promise<Listed> {
-    const integration = await findIntegration(this.runtime.pool, id);
+    const integration = await this.access.integration(id);
     if (!integration) throw notFound(`No integration ${id.slice(0, 64)}`);
     return integration;
   }

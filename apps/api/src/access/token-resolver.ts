@@ -1,6 +1,5 @@
-import type { Pool } from '#mds/platform';
 import { hashAccessToken, isWellFormedToken } from '#mds/access';
-import { authenticateToken, type RateCount, type TokenRecord } from '#mds/projections';
+import type { AccessReadModel, RateCount, TokenRecord } from '#mds/projections';
 
 export interface ResolvedToken {
   token: TokenRecord;
@@ -20,8 +19,8 @@ export class TokenResolver {
     readonly perMinute: number,
   ) {}
 
-  static forPool(pool: Pool, perMinute: number): TokenResolver {
-    return new TokenResolver((hash, limit) => authenticateToken(pool, hash, limit), perMinute);
+  static forReadModel(access: Pick<AccessReadModel, 'authenticate'>, perMinute: number): TokenResolver {
+    return new TokenResolver((hash, limit) => access.authenticate(hash, limit), perMinute);
   }
 
   async resolve(token: string): Promise<ResolvedToken | undefined> {

@@ -4,8 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
 import { invalidRequest } from '#mds/platform';
-import { RUNTIME, type Runtime } from '#mds/runtime';
-import { currentSettings, listEvents } from '#mds/projections';
+import { EVENTS_READ_MODEL, SETTINGS_READ_MODEL, type EventsReadModel, type SettingsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
@@ -16,7 +15,8 @@ import { uploadCommand } from '../imports/uploads';
 export class EventsHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(EVENTS_READ_MODEL) private readonly events: EventsReadModel,
+    @Inject(SETTINGS_READ_MODEL) private readonly settings: SettingsReadModel,
   ) {}
 
   @ApiTags('imports')
@@ -47,10 +47,10 @@ export class EventsHttpController {
   @ApiOkResponse({ description: '`{events: [...], count, next_url}` (next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'from', 'to']);
-    const { timezone } = await currentSettings(this.runtime);
+    const { timezone } = await this.settings.current();
     const cursor = after === undefined ? undefined : Number(after);
     if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
-    const rows = await listEvents(this.runtime.pool, { limit, after: cursor, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });
+    const rows = await this.events.list({ limit, after: cursor, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });
     const events = rows.map((r) => r.event);
     const next = nextUrl(request, rows.length === limit ? String(rows[rows.length - 1].id) : null);
     return { events, count: events.length, next_url: next };

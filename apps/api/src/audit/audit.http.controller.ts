@@ -1,15 +1,14 @@
 import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { auditEvents, type AuditEvent } from '#mds/projections';
-import { RUNTIME, type Runtime } from '#mds/runtime';
+import { AUDIT_READ_MODEL, type AuditEvent, type AuditReadModel } from '#mds/projections';
 import { Public, RequirePermission } from '../access/permissions';
 import { AuditEventsQuery } from './audit-events.request.dto';
 
 @ApiTags('audit')
 @Controller('api/audit')
 export class AuditHttpController {
-  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+  constructor(@Inject(AUDIT_READ_MODEL) private readonly audit: AuditReadModel) {}
 
   @Get('public-key')
   @Public()
@@ -19,8 +18,8 @@ export class AuditHttpController {
   })
   @ApiOkResponse({ description: '`{algorithm: "Ed25519", key_id, public_key}`' })
   publicKey(): { algorithm: 'Ed25519'; key_id: string; public_key: string } {
-    const signer = this.runtime.auditSigner();
-    return { algorithm: 'Ed25519', key_id: signer.keyId, public_key: signer.publicKeyPem };
+    const key = this.audit.publicKey();
+    return { algorithm: 'Ed25519', key_id: key.keyId, public_key: key.pem };
   }
 
   @Get('events')
@@ -41,7 +40,7 @@ export class AuditHttpController {
       ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
       ...(query.actor ? { actor: query.actor } : {}),
     };
-    const page = await auditEvents(this.runtime, { from: query.from ?? 0, limit: query.limit ?? 100, filter });
+    const page = await this.audit.events({ from: query.from ?? 0, limit: query.limit ?? 100, filter });
     let nextUrl: string | null = null;
     if (page.next !== null) {
       const url = new URL(request.url, 'http://placeholder');

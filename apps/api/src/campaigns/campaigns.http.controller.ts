@@ -4,8 +4,7 @@ import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger'
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ImportAnswer } from '#mds/imports';
 import { invalidRequest } from '#mds/platform';
-import { listCampaigns } from '#mds/projections';
-import { RUNTIME, type Runtime } from '#mds/runtime';
+import { CAMPAIGNS_READ_MODEL, type CampaignsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
@@ -22,7 +21,7 @@ const CAMPAIGN_FIELDS =
 export class CampaignsHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(CAMPAIGNS_READ_MODEL) private readonly campaigns: CampaignsReadModel,
   ) {}
 
   @UploadEndpoint('POST', 'api/campaigns/upload', {
@@ -62,7 +61,7 @@ export class CampaignsHttpController {
     const keys = query.keys === undefined ? undefined : [...new Set(query.keys.split(',').map((k) => k.trim()).filter(Boolean))];
     if (keys && keys.length > 1000) throw invalidRequest('keys: at most 1000 campaign keys');
     const order = query.order ?? 'descending';
-    const page = await listCampaigns(this.runtime.pool, { limit, order, keys, from: query.from ? decodeCursor(query.from) : undefined });
+    const page = await this.campaigns.list({ limit, order, keys, from: query.from ? decodeCursor(query.from) : undefined });
     const next = page.json.length === limit && page.last ? encodeCursor(page.last) : null;
     let nextUrl: string | null = null;
     if (next) {

@@ -4,8 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
 import { invalidRequest } from '#mds/platform';
-import { RUNTIME, type Runtime } from '#mds/runtime';
-import { listProducts } from '#mds/projections';
+import { PRODUCTS_READ_MODEL, type ProductsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
@@ -16,7 +15,7 @@ import { dataPage, nextUrl } from '../imports/paging';
 export class ProductsHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(PRODUCTS_READ_MODEL) private readonly products: ProductsReadModel,
   ) {}
 
   @ApiTags('imports')
@@ -51,7 +50,7 @@ export class ProductsHttpController {
         throw invalidRequest('after is not a cursor from next_url');
       }
     }
-    const rows = await listProducts(this.runtime.pool, { limit, after: cursor, filters });
+    const rows = await this.products.list({ limit, after: cursor, filters });
     const products = rows.map((r) => r.product);
     const next = nextUrl(request, rows.length === limit ? JSON.stringify(rows[rows.length - 1].key) : null);
     return { products, count: products.length, next_url: next };

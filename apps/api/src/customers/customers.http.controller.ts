@@ -4,8 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
 import { invalidRequest, notFound } from '#mds/platform';
-import { RUNTIME, type Runtime } from '#mds/runtime';
-import { currentSettings, customerHistory, listCustomers, type CustomerChange } from '#mds/projections';
+import { CUSTOMERS_READ_MODEL, SETTINGS_READ_MODEL, type CustomerChange, type CustomersReadModel, type SettingsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
@@ -17,7 +16,8 @@ import { CustomerHistoryQuery } from './customer-history.request.dto';
 export class CustomersHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(CUSTOMERS_READ_MODEL) private readonly customers: CustomersReadModel,
+    @Inject(SETTINGS_READ_MODEL) private readonly settings: SettingsReadModel,
   ) {}
 
   @ApiTags('imports')
@@ -49,10 +49,10 @@ export class CustomersHttpController {
   @ApiOkResponse({ description: '`{customers: [...], count, next_url}` (next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'updated_since']);
-    const updatedSince = query.updated_since ? dateBound('updated_since', query.updated_since, (await currentSettings(this.runtime)).timezone) : undefined;
+    const updatedSince = query.updated_since ? dateBound('updated_since', query.updated_since, (await this.settings.current()).timezone) : undefined;
     const cursor = after === undefined ? undefined : Number(after);
     if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
-    const page = await listCustomers(this.runtime.pool, { limit, after: cursor, filters, updatedSince });
+    const page = await this.customers.list({ limit, after: cursor, filters, updatedSince });
     const next = nextUrl(request, page.count === limit && page.lastId !== null ? String(page.lastId) : null);
     // The customers arrive as JSON text from PostgreSQL; the envelope is written around them.
     reply.type('application/json; charset=utf-8');
@@ -72,10 +72,10 @@ export class CustomersHttpController {
   })
   @ApiOkResponse({ description: '`{changes, count, next_url}`, with `customer` and `as_of` when `as_of` was given' })
   async history(@Req() request: FastifyRequest, @Param('external_id') externalId: string, @Query() query: CustomerHistoryQuery): Promise<Record<string, unknown>> {
-    const asOf = query.as_of === undefined ? undefined : dateBound('as_of', query.as_of, (await currentSettings(this.runtime)).timezone);
+    const asOf = query.as_of === undefined ? undefined : dateBound('as_of', query.as_of, (await this.settings.current()).timezone);
     const from = query.from ?? 0;
     const limit = query.limit ?? 100;
-    const history = await customerHistory(this.runtime, externalId, { asOf, from, limit });
+    const history = await this.customers.history(externalId, { asOf, from, limit });
     if (!history) throw notFound(`No customer has the external_id ${JSON.stringify(externalId)}`);
     let next: string | null = null;
     if (from + limit < history.total) {

@@ -16,9 +16,8 @@ import {
   type PostedMessages,
 } from '#mds/datatargets';
 import { invalidRequest, notFound } from '#mds/platform';
-import { findDatatarget, findOutlet, listDatatargets, outletLog, outletLogEntry, outletView, readMessages } from '#mds/projections';
-import { RUNTIME, type Runtime } from '#mds/runtime';
-import { awaitReadModel } from '../access/read-your-writes';
+import { DATATARGETS_READ_MODEL, outletView, type DatatargetsReadModel } from '#mds/projections';
+import { ReadYourWrites } from '../access/read-your-writes';
 import { RequirePermission } from '../access/permissions';
 import { ChangeDatatargetRequest, CreateDatatargetRequest, OutletLogQuery, RetrieveMessagesQuery } from './datatarget.request.dto';
 import { ChangeOutletRequest, ControlOutletRequest, CreateOutletRequest } from './outlet.request.dto';
@@ -37,7 +36,8 @@ const outletInput = ({ request, ...rest }: CreateOutletRequest | ChangeOutletReq
 export class DatatargetsHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(DATATARGETS_READ_MODEL) private readonly datatargets: DatatargetsReadModel,
+    private readonly readYourWrites: ReadYourWrites,
   ) {}
 
   private meta(request: FastifyRequest) {
@@ -45,19 +45,19 @@ export class DatatargetsHttpController {
   }
 
   private async datatarget(id: string) {
-    const found = await findDatatarget(this.runtime.pool, id);
+    const found = await this.datatargets.datatarget(id);
     if (!found) throw notFound(`No datatarget ${id.slice(0, 64)}`);
     return found;
   }
 
   private async outlet(datatargetId: string, outletId: string) {
-    const found = await findOutlet(this.runtime.pool, datatargetId, outletId);
+    const found = await this.datatargets.outlet(datatargetId, outletId);
     if (!found) throw notFound(`No outlet ${outletId.slice(0, 64)} on datatarget ${datatargetId.slice(0, 64)}`);
     return found;
   }
 
   private async settled(position: number) {
-    await awaitReadModel(this.runtime, 'datatargets', position);
+    await this.readYourWrites.settled('datatargets', position);
   }
 
   @Get()
@@ -65,7 +65,7 @@ export class DatatargetsHttpController {
   @ApiOperation({ summary: 'The datatargets, oldest first' })
   @ApiOkResponse({ description: `\`{datatargets: [${DATATARGET_FIELDS}], next_url: null}\` (every list carries next_url; this one is always a single page)` })
   async list() {
-    return { datatargets: await listDatatargets(this.runtime.pool), next_url: null };
+    return { datatargets: await this.datatargets.list(), next_url: null };
   }
 
   @Post()
@@ -126,7 +126,7 @@ export class DatatargetsHttpController {
   @ApiOkResponse({ description: '`{last_message_number, messages}`; `{messages: []}` when there are none' })
   async retrieve(@Param('datatarget_id') id: string, @Query() query: RetrieveMessagesQuery) {
     await this.datatarget(id);
-    const rows = await readMessages(this.runtime.pool, id, query.after ?? 0, query.limit ?? 100);
+    const rows = await this.datatargets.messages(id, query.after ?? 0, query.limit ?? 100);
     if (rows.length === 0) return { messages: [] };
     return { last_message_number: Number(rows[rows.length - 1].number), messages: rows.map((r) => r.message) };
   }
@@ -209,7 +209,7 @@ export class DatatargetsHttpController {
     const limit = query.limit ?? 100;
     const { from } = query;
     const order = query.order ?? 'descending';
-    const { total, entries } = await outletLog(this.runtime.pool, outletId, { limit: limit + 1, from, order });
+    const { total, entries } = await this.datatargets.outletLog(outletId, { limit: limit + 1, from, order });
     const page = entries.slice(0, limit);
     let next: string | null = null;
     if (entries.length > limit) {
@@ -229,7 +229,7 @@ export class DatatargetsHttpController {
     await this.outlet(id, outletId);
     const number = /^\d{1,15}$/.test(entryNumber) ? Number(entryNumber) : 0;
     if (number < 1) throw invalidRequest('entry_number must be a whole number from 1');
-    const entry = await outletLogEntry(this.runtime.pool, id, outletId, number);
+    const entry = await this.datatargets.outletLogEntry(id, outletId, number);
     if (!entry) throw notFound(`No log entry ${entryNumber.slice(0, 20)}`);
     return { entry };
   }

@@ -1,13 +1,13 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { RUNTIME, serviceHealth, type Runtime } from '#mds/runtime';
+import { SERVICE_STATUS, type ServiceStatus } from '#mds/projections';
 import { Public } from '../access/permissions';
 
 @ApiTags('operations')
 @Controller()
 export class HealthHttpController {
-  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+  constructor(@Inject(SERVICE_STATUS) private readonly status: ServiceStatus) {}
 
   @Get('health')
   @HttpCode(200)
@@ -19,7 +19,7 @@ export class HealthHttpController {
   })
   @ApiServiceUnavailableResponse({ description: 'Same shape with `status: "failing"` and the failing part' })
   async health(@Res({ passthrough: true }) reply: FastifyReply) {
-    const health = await serviceHealth(this.runtime);
+    const health = await this.status.health();
     reply.status(health.status === 'failing' ? 503 : 200);
     return health;
   }

@@ -2,22 +2,21 @@ import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RunStatus } from '#mds/imports';
 import { notFound } from '#mds/platform';
-import { runStatus } from '#mds/projections';
-import { RUNTIME, type Runtime } from '#mds/runtime';
+import { RUNS_READ_MODEL, type RunsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { RunParams } from './run.request.dto';
 
 @ApiTags('runs')
 @Controller('api/runs')
 export class RunsHttpController {
-  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+  constructor(@Inject(RUNS_READ_MODEL) private readonly runs: RunsReadModel) {}
 
   @Get(':run_id')
   @RequirePermission('data:read')
   @ApiOperation({ summary: 'Status of an import run: scheduled until its records are projected (readable), then completed' })
   @ApiOkResponse({ description: '`{run_id, kind, state: scheduled|completed|failed, received, accepted, rejected, errors, warnings, created_at, completed_at}`' })
   async get(@Param() { run_id: runId }: RunParams): Promise<RunStatus> {
-    const status = await runStatus(this.runtime, runId);
+    const status = await this.runs.status(runId);
     if (!status) throw notFound(`No import run ${runId}`);
     return status;
   }

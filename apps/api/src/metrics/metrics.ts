@@ -1,8 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { projectionTrouble, readSideStatus } from '#mds/projections';
-import type { Runtime } from '#mds/runtime';
+import type { ServiceStatus } from '#mds/projections';
 
-type ReadSide = Awaited<ReturnType<typeof readSideStatus>> & { trouble: Awaited<ReturnType<typeof projectionTrouble>> };
+type ReadSide = Awaited<ReturnType<ServiceStatus['readSide']>>;
 
 /** Prometheus metrics of one process: HTTP traffic, event log head, projection lag. */
 export class ServiceMetrics {
@@ -10,7 +9,7 @@ export class ServiceMetrics {
   readonly requests: Counter<'method' | 'route' | 'status'>;
   readonly latency: Histogram<'method' | 'route'>;
 
-  constructor(runtime: Runtime) {
+  constructor(status: Pick<ServiceStatus, 'readSide'>) {
     collectDefaultMetrics({ register: this.registry, prefix: 'mds_process_' });
     this.requests = new Counter({
       name: 'mds_http_requests_total',
@@ -29,9 +28,7 @@ export class ServiceMetrics {
     // all at once, so one gauge setting another's values would be read before it had.
     let pending: Promise<ReadSide> | undefined;
     const readSide = () =>
-      (pending ??= Promise.all([readSideStatus(runtime, runtime.projections), projectionTrouble(runtime.pool)])
-        .then(([status, trouble]) => ({ ...status, trouble }))
-        .finally(() => setImmediate(() => (pending = undefined))));
+      (pending ??= status.readSide().finally(() => setImmediate(() => (pending = undefined))));
     const perProjection = (name: string, help: string, value: (r: ReadSide, projection: string) => number | undefined) =>
       new Gauge({
         name,

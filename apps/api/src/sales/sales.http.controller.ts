@@ -3,8 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
-import { RUNTIME, type Runtime } from '#mds/runtime';
-import { currentSettings, listSales } from '#mds/projections';
+import { SALES_READ_MODEL, SETTINGS_READ_MODEL, type SalesReadModel, type SettingsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
@@ -15,7 +14,8 @@ import { uploadCommand } from '../imports/uploads';
 export class SalesHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(SALES_READ_MODEL) private readonly sales: SalesReadModel,
+    @Inject(SETTINGS_READ_MODEL) private readonly settings: SettingsReadModel,
   ) {}
 
   @ApiTags('imports')
@@ -45,8 +45,8 @@ export class SalesHttpController {
   @ApiOkResponse({ description: '`{sales: [...], count, next_url}` (next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'from', 'to']);
-    const { timezone } = await currentSettings(this.runtime);
-    const rows = await listSales(this.runtime.pool, { limit, after, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });
+    const { timezone } = await this.settings.current();
+    const rows = await this.sales.list({ limit, after, filters, from: dateBound('from', query.from, timezone), to: dateBound('to', query.to, timezone) });
     const sales = rows.map((r) => r.sale);
     const next = nextUrl(request, rows.length === limit ? rows[rows.length - 1].id : null);
     return { sales, count: sales.length, next_url: next };

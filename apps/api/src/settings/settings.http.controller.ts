@@ -2,8 +2,7 @@ import { Body, Controller, Get, Inject, Patch, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { currentSettings } from '#mds/projections';
-import { RUNTIME, type Runtime } from '#mds/runtime';
+import { SETTINGS_READ_MODEL, type SettingsReadModel } from '#mds/projections';
 import { UpdateSettingsCommand, type Settings } from '#mds/settings';
 import { RequirePermission } from '../access/permissions';
 import { sentFields } from '../platform/request-validation';
@@ -26,7 +25,7 @@ const SETTINGS_SCHEMA = {
 export class SettingsHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(SETTINGS_READ_MODEL) private readonly settings: SettingsReadModel,
   ) {}
 
   @Get()
@@ -34,7 +33,7 @@ export class SettingsHttpController {
   @ApiOperation({ summary: 'The service settings: timezone (IANA, default UTC), default_country, default_currency, company_prefixes, custom_event_types, personal_company_fields' })
   @ApiOkResponse({ schema: { type: 'object', properties: { settings: SETTINGS_SCHEMA } } })
   async get(): Promise<{ settings: Settings }> {
-    return { settings: await currentSettings(this.runtime) };
+    return { settings: await this.settings.current() };
   }
 
   @Patch()

@@ -3,8 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
-import { RUNTIME, type Runtime } from '#mds/runtime';
-import { listShops } from '#mds/projections';
+import { SHOPS_READ_MODEL, type ShopsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
@@ -15,7 +14,7 @@ import { dataPage, nextUrl } from '../imports/paging';
 export class ShopsHttpController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(SHOPS_READ_MODEL) private readonly shops: ShopsReadModel,
   ) {}
 
   @ApiTags('imports')
@@ -31,7 +30,7 @@ export class ShopsHttpController {
   @ApiOkResponse({ description: '`{shops: [...], count, next_url}` (count: shops in this page; next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
     const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token']);
-    const shops = await listShops(this.runtime.pool, { limit, after, filters });
+    const shops = await this.shops.list({ limit, after, filters });
     return { shops, count: shops.length, next_url: nextUrl(request, shops.length === limit ? String(shops[shops.length - 1].external_id) : null) };
   }
 }

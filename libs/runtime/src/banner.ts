@@ -1,5 +1,5 @@
 import { USER_CREATED } from '#mds/access';
-import type { Runtime } from '#mds/runtime';
+import type { Runtime } from './runtime';
 
 /**
  * What `npm start` prints on a terminal once it listens: where the API and its docs are, where the

@@ -1,0 +1,12 @@
+import type { ReadDeps } from '../runtime/read-side';
+import { listProducts } from './products.queries';
+
+export const PRODUCTS_READ_MODEL = Symbol('ProductsReadModel');
+
+export class ProductsReadModel {
+  constructor(private readonly read: Pick<ReadDeps, 'pool'>) {}
+
+  list(options: Parameters<typeof listProducts>[1]) {
+    return listProducts(this.read.pool, options);
+  }
+}

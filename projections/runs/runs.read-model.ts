@@ -1,0 +1,13 @@
+import type { ReadDeps } from '../runtime/read-side';
+import { runStatus } from './runs.queries';
+
+export const RUNS_READ_MODEL = Symbol('RunsReadModel');
+
+/** Import runs: read from their stream, completed once every projection they reach has applied them. */
+export class RunsReadModel {
+  constructor(private readonly read: ReadDeps) {}
+
+  status(runId: string) {
+    return runStatus(this.read, runId);
+  }
+}
