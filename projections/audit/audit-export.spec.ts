@@ -47,6 +47,13 @@ describe('canonical JSON and the export chain', () => {
     expect(await verifyExport(cut.lines)).toMatchObject({ ok: true });
     expect(await verifyExport(cut.lines, publicKey)).toMatchObject({ ok: false, line: 4, problem: expect.stringMatching(/final line is not signed by this key/) });
     expect(await verifyExport(exported(events.slice(0, 2), new AuditSigner(other.privateKey)).lines, publicKey)).toMatchObject({ ok: false, line: 4, problem: expect.stringMatching(/not signed by this key/) });
+    // The signature's last character holds spare bits: a text decoding to the same bytes is not the one written.
+    const finalLine = signed.lines[signed.lines.length - 1];
+    const sig = JSON.parse(finalLine).signature as string;
+    const last = sig[sig.length - 1];
+    const twin = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].find((c) => c !== last && Buffer.from(sig.slice(0, -1) + c, 'base64url').equals(Buffer.from(sig, 'base64url')))!;
+    expect(twin).toBeDefined();
+    expect(await verifyExport([...signed.lines.slice(0, -1), finalLine.replace(sig, sig.slice(0, -1) + twin)], publicKey)).toMatchObject({ ok: false, line: 5 });
     // An event changed and the chain recomputed: consistent without the key, found with it.
     const edited = exported([events[0], { position: 2, type: 'X' }, events[2]]);
     const resigned = [...edited.lines.slice(0, -1), signed.lines[signed.lines.length - 1].replace(signed.head, edited.head)];

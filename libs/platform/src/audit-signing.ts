@@ -41,7 +41,10 @@ export function readPublicKey(pem: string): { key: KeyObject; keyId: string } {
 /** Whether `signature` is the key's signature over the canonical JSON of `value`. */
 export function verifySigned(publicKey: KeyObject, value: unknown, signature: unknown): boolean {
   if (typeof signature !== 'string' || !/^[A-Za-z0-9_-]{86}$/.test(signature)) return false;
-  return verify(null, Buffer.from(canonicalJson(value)), publicKey, Buffer.from(signature, 'base64url'));
+  const bytes = Buffer.from(signature, 'base64url');
+  // Base64's last character carries spare bits: another text for the same bytes is not the signature written.
+  if (bytes.toString('base64url') !== signature) return false;
+  return verify(null, Buffer.from(canonicalJson(value)), publicKey, bytes);
 }
 
 /**
