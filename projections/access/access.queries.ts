@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { DatasourceView, IntegrationView, Role, Scope } from '#mds/access';
 import { waitForProjection } from '../runtime/consistency';
 import type { ReadDeps } from '../runtime/read-side';
+import { timestampSql } from '../runtime/timestamp-sql';
 
 export interface TokenRecord {
   tokenId: string;
@@ -167,7 +168,7 @@ export async function findDatasource(pool: Pool, datasourceId: string): Promise<
 /** An integration's token as its integration lists it. */
 export type IntegrationToken = Pick<AccessTokenListed, 'id' | 'name' | 'hint' | 'created_at' | 'expires_at' | 'last_used_at' | 'scopes'>;
 
-const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const isoSql = timestampSql;
 
 /**
  * Integrations as the API shows them, `datasources` filled from the integration's datasources and

@@ -1,4 +1,4 @@
-import { maskSealed } from '#mds/platform';
+import { answerTimestamp, maskSealed } from '#mds/platform';
 import type { EventFilter, RecordedEvent } from '#mds/event-store';
 import type { ReadDeps } from '../runtime/read-side';
 
@@ -19,7 +19,7 @@ export const auditEvent = (e: RecordedEvent): AuditEvent => ({
   stream: e.stream,
   type: e.type,
   revision: e.revision,
-  created_at: new Date(e.createdAt).toISOString(),
+  created_at: answerTimestamp(e.createdAt),
   data: maskSealed(e.data),
   metadata: e.metadata,
 });

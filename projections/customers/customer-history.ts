@@ -3,6 +3,7 @@ import { CUSTOMERS_IMPORTED, customerMergeModel as model } from '#mds/customers'
 import type { RecordedEvent } from '#mds/event-store';
 import { readEventsAt, type ReadDeps } from '../runtime/read-side';
 import { dataQueryOf } from '../runtime/data-query-sql';
+import { answerTimestamp } from '#mds/platform';
 
 /** What a change did to its customer, as the history names it. */
 export type ChangeType = 'import' | 'subscription' | 'bulk_update' | 'deletion' | 'forgetting';
@@ -29,10 +30,11 @@ export interface CustomerHistory {
 
 const VIEW_DEFAULTS = { can_email: false, can_post: false, can_profile: false, can_push: false, can_sms: false };
 
-/** A customer as retrieval shows it: the can_* defaults filled in; a forgotten one is only the marker. */
-export function customerView(c: model.Customer): Record<string, unknown> {
+/** A customer as retrieval shows it: the can_* defaults filled in, its id and updated_at (unless not `stamped`); a forgotten one is only the marker. */
+export function customerView(c: model.Customer, options: { stamped?: boolean } = { stamped: true }): Record<string, unknown> {
   if (c.is_forgotten) return { is_forgotten: true };
-  return { ...VIEW_DEFAULTS, ...c.data, ...(c.is_deleted ? { is_deleted: true } : {}) };
+  const stamps = options.stamped ? { id: c.customer_id, updated_at: answerTimestamp(c.updated_at) } : {};
+  return { ...VIEW_DEFAULTS, ...c.data, ...stamps, ...(c.is_deleted ? { is_deleted: true } : {}) };
 }
 
 /**
@@ -68,7 +70,7 @@ export async function customerHistory(
     if (!customer) continue;
     changes.push({
       position: event.position,
-      at: new Date(event.createdAt).toISOString(),
+      at: answerTimestamp(event.createdAt),
       actor: typeof event.metadata.actor === 'string' ? event.metadata.actor : null,
       run_id: typeof event.metadata.run_id === 'string' ? event.metadata.run_id : null,
       type: step.type,

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 
 import type { QueryTable } from '../runtime/data-query-sql';
+import { timestampSql } from '../runtime/timestamp-sql';
 
 const LIST_FIELDS = new Set(['tags', 'mailing_lists']);
 
@@ -44,6 +45,10 @@ export async function listCustomers(
       where.push(`external_id = ${v}`);
       continue;
     }
+    if (key === 'phone_number') {
+      where.push(`phone = ${v}`);
+      continue;
+    }
     if (key === 'email') {
       where.push(`email = lower(${v})`);
       continue;
@@ -56,8 +61,8 @@ export async function listCustomers(
   }
   const text =
     `SELECT count(*)::int AS count, max(customer_id) AS last_id,
-            coalesce(string_agg(CASE WHEN is_forgotten THEN '{"is_forgotten": true}' ELSE ($2::jsonb || data)::text END, ',' ORDER BY customer_id), '') AS json
-       FROM (SELECT customer_id, data, is_forgotten FROM customers WHERE ${where.join(' AND ')} ORDER BY customer_id LIMIT $1) page`;
+            coalesce(string_agg(CASE WHEN is_forgotten THEN '{"is_forgotten": true}' ELSE ($2::jsonb || data || jsonb_build_object('id', customer_id, 'updated_at', ${timestampSql('updated_at')}))::text END, ',' ORDER BY customer_id), '') AS json
+       FROM (SELECT customer_id, data, is_forgotten, updated_at FROM customers WHERE ${where.join(' AND ')} ORDER BY customer_id LIMIT $1) page`;
   // Plain paging (the common case) is a prepared statement: planned once per connection.
   const plain = options.updatedSince === undefined && Object.keys(options.filters ?? {}).length === 0;
   const { rows } = await pool.query<{ count: number; last_id: string | null; json: string }>(

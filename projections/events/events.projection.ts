@@ -16,7 +16,8 @@ export const eventsProjection: Projection = {
   name: 'events',
   // 2: an index of shipments by sale_id (a sale shows its ORDER_SHIPPED events).
   // 3: inside a datasync datatarget's window, event_bulk_updates keeps the events a bulk update reached.
-  version: 3,
+  // 4: updated_at, the time of the last bulk update that reached an event (null: never updated).
+  version: 4,
   eventTypes: [EVENTS_IMPORTED, DATA_QUERY_ACCEPTED, ...DATASYNC_TARGET_EVENTS],
   logDataTypes: [EVENTS_IMPORTED],
   batchSize: 20,
@@ -29,10 +30,10 @@ export const eventsProjection: Projection = {
       for (const e of run) {
         const query = dataQueryOf(e, 'events');
         if (!query) continue;
-        const params: unknown[] = [JSON.stringify(query.update), e.position];
+        const params: unknown[] = [JSON.stringify(query.update), e.position, e.createdAt];
         // Each event reached is a change: inside a datasync window, kept with the event after it.
         await tx.query(
-          `WITH u AS (UPDATE customer_events SET data = jsonb_strip_empty(data || ($1::jsonb - 'is_deleted')), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted')
+          `WITH u AS (UPDATE customer_events SET data = jsonb_strip_empty(data || ($1::jsonb - 'is_deleted')), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'), updated_at = $3::timestamptz
                        WHERE ${matchWhere(query.match, EVENTS_QUERY_TABLE, params)} RETURNING id, data, is_deleted)
            INSERT INTO event_bulk_updates (position, id, state)
            SELECT $2, id, CASE WHEN is_deleted THEN jsonb_build_object('id', id, 'is_deleted', true) ELSE data END FROM u WHERE ${inDatasyncWindow('events', '$2::bigint')}`,

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { QueryTable } from '../runtime/data-query-sql';
 import { forgottenCondition } from '../customers/customers.queries';
+import { timestampSql } from '../runtime/timestamp-sql';
 
 /** Bulk updates reach live events; `{is_deleted: true}` deletes them. */
 export const EVENTS_QUERY_TABLE: QueryTable = {
@@ -26,8 +27,8 @@ export const linkedEventSql = (data: string) => `(${data}
  */
 export function eventViewSql(e: string): string {
   return `CASE WHEN ${forgottenCondition({ externalId: `${e}.customer_external_id`, phone: `${e}.phone`, email: `${e}.email` })}
-               THEN jsonb_build_object('id', ${e}.id, 'type', ${e}.type, 'date', ${e}.data->'date', 'is_forgotten', true)
-               ELSE ${linkedEventSql(`${e}.data`)}
+               THEN jsonb_build_object('id', ${e}.id, 'type', ${e}.type, 'date', ${e}.data->'date', 'is_forgotten', true, 'updated_at', ${timestampSql(`coalesce(${e}.updated_at, ${e}.created_at)`)})
+               ELSE ${linkedEventSql(`${e}.data`)} || jsonb_build_object('id', ${e}.id, 'updated_at', ${timestampSql(`coalesce(${e}.updated_at, ${e}.created_at)`)})
                  || CASE WHEN ${e}.type <> 'ORDER_SHIPPED' OR NOT ${e}.data ? 'sale_id' OR ${e}.data ? 'sale' THEN '{}'
                          ELSE coalesce((SELECT jsonb_build_object('sale', jsonb_build_object('sale_external_id', s.sale_external_id, 'sale_date', s.data->'sale_date', 'sale_state', s.sale_state, 'sale_total', s.sale_total))
                                           FROM sales s WHERE s.sale_external_id = ${e}.data->>'sale_id' AND NOT s.is_deleted), '{}') END END`;
@@ -53,7 +54,8 @@ export async function listEvents(
   if (options.from !== undefined) where.push(`e.date >= ${p(options.from)}::timestamptz`);
   if (options.to !== undefined) where.push(`e.date < ${p(options.to)}::timestamptz`);
   for (const [key, value] of Object.entries(options.filters ?? {})) {
-    if (COLUMN_FILTERS[key]) where.push(`e.${COLUMN_FILTERS[key]} = ${key === 'email' ? `lower(${p(value)})` : p(value)}`);
+    if (key === 'id') where.push(`e.id = ${p(value)}::bigint`);
+    else if (COLUMN_FILTERS[key]) where.push(`e.${COLUMN_FILTERS[key]} = ${key === 'email' ? `lower(${p(value)})` : p(value)}`);
     else if (key === 'phone_number') where.push(`(e.phone = ${p(value)} OR e.data->>'phone_number' = $${params.length})`);
     else if (key === 'customer') {
       where.push(`EXISTS (SELECT 1 FROM customers c WHERE c.external_id = ${p(value)} AND NOT c.is_forgotten AND (

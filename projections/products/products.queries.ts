@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 
 import { joinedMatch, type QueryTable } from '../runtime/data-query-sql';
+import { timestampSql } from '../runtime/timestamp-sql';
 
 const LIST_FIELDS = new Set(['recommendation_set_ids', 'tags', 'main_product_ids']);
 /** Strings that may join several categories with commas (a list sent is kept joined): "Running" finds "Shoes, Running". */
@@ -39,7 +40,7 @@ export async function listProducts(
     else where.push(LIST_FIELDS.has(key) ? `data->${k} ? ${v}` : `data->>${k} = ${v}`);
   }
   const { rows } = await pool.query<{ external_id: string; language: string; data: Record<string, unknown> }>(
-    `SELECT external_id, language, data FROM products WHERE ${where.join(' AND ')} ORDER BY external_id, language LIMIT $1`,
+    `SELECT external_id, language, data || jsonb_build_object('id', external_id, 'updated_at', ${timestampSql('updated_at')}) AS data FROM products WHERE ${where.join(' AND ')} ORDER BY external_id, language LIMIT $1`,
     params,
   );
   return rows.map((r) => ({ key: [r.external_id, r.language], product: r.data }));

@@ -1,6 +1,7 @@
 import { importStream, readRun, type RunStatus } from '#mds/imports';
 import { liveGeneration } from '../runtime/catalog';
 import type { ReadDeps } from '../runtime/read-side';
+import { waitForProjection } from '../runtime/consistency';
 
 /** The read models each kind of import run feeds (a run is `completed` once all of them have passed it). */
 export const IMPORT_PROJECTIONS: Record<string, string[]> = {
@@ -62,4 +63,28 @@ async function parkedOfRun(read: ReadDeps, runId: string, fed: string[]) {
     [importStream(runId), fed],
   );
   return rows;
+}
+
+/** The longest a client may wait for a run to end in one request (GET /api/runs/{id}/?wait=). */
+export const MAX_RUN_WAIT_SECONDS = 30;
+
+/**
+ * A run's status once it has ended (completed or failed) or `timeoutMs` has passed, whichever comes
+ * first: a long poll. Wakes on the read models' checkpoint notifications, polls as a fallback.
+ */
+export async function waitForRun(read: ReadDeps, runId: string, timeoutMs: number): Promise<RunStatus | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await runStatus(read, runId);
+    const remaining = deadline - Date.now();
+    if (!status || status.state !== 'scheduled' || remaining <= 0) return status;
+    const run = await readRun(read.store, runId);
+    const fed = run!.header.query ? QUERY_PROJECTIONS[run!.header.query.datatype] : IMPORT_PROJECTIONS[run!.header.kind];
+    const behind = (await Promise.all((fed ?? []).map(async (p) => ((await liveGeneration(read.pool, p))?.checkpoint ?? 0) < run!.lastPosition ? p : undefined))).find(Boolean);
+    if (!behind) {
+      await new Promise((r) => setTimeout(r, Math.min(100, remaining)));
+      continue;
+    }
+    await waitForProjection(read.pool, behind, run!.lastPosition, { timeoutMs: remaining, notifications: read.notifications }).catch(() => undefined);
+  }
 }

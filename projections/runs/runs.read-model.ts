@@ -1,5 +1,5 @@
 import type { ReadDeps } from '../runtime/read-side';
-import { runStatus } from './runs.queries';
+import { runStatus, waitForRun } from './runs.queries';
 
 export const RUNS_READ_MODEL = Symbol('RunsReadModel');
 
@@ -9,5 +9,10 @@ export class RunsReadModel {
 
   status(runId: string) {
     return runStatus(this.read, runId);
+  }
+
+  /** The run's status once it has ended or `seconds` have passed (a long poll). */
+  waitFor(runId: string, seconds: number) {
+    return waitForRun(this.read, runId, seconds * 1000);
   }
 }

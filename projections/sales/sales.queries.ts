@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { QueryTable } from '../runtime/data-query-sql';
 import { forgottenCondition } from '../customers/customers.queries';
+import { timestampSql } from '../runtime/timestamp-sql';
 
 /** Bulk updates reach live transactions (transaction-level fields; sale_state moves in and out of statistics). */
 export const SALES_QUERY_TABLE: QueryTable = {
@@ -10,7 +11,7 @@ export const SALES_QUERY_TABLE: QueryTable = {
   live: 'NOT is_deleted',
 };
 
-const COLUMN_FILTERS: Record<string, string> = { sale_state: 'sale_state', sale_customer_id: 'customer_external_id', sale_email: 'email', sale_external_id: 'sale_external_id' };
+const COLUMN_FILTERS: Record<string, string> = { sale_state: 'sale_state', sale_customer_id: 'customer_external_id', sale_email: 'email', sale_external_id: 'sale_external_id', sale_phone_number: 'phone' };
 
 /** SQL of a transaction's rows (a jsonb list) with the product each row without a product_id was linked to by its sku/ean as product_id. */
 export const linkedRowsSql = (rows: string) => `(
@@ -25,7 +26,7 @@ export const linkedRowsSql = (rows: string) => `(
  * by sale_id (links are made when read), when there are any.
  */
 export function saleViewSql(s: string): string {
-  return `(jsonb_build_object('sale_external_id', ${s}.sale_external_id)
+  return `(jsonb_build_object('id', ${s}.sale_external_id, 'sale_external_id', ${s}.sale_external_id, 'updated_at', ${timestampSql(`${s}.updated_at`)})
     || CASE WHEN ${forgottenCondition({ externalId: `${s}.customer_external_id`, phone: `${s}.phone`, email: `${s}.email` })}
             THEN ${s}.data - ARRAY['sale_customer_id', 'sale_email', 'sale_phone_number', '$phone'] || '{"is_forgotten": true}' ELSE ${s}.data - '$phone' END
     || jsonb_build_object('sale_state', ${s}.sale_state, 'sale_total', ${s}.sale_total, 'products', ${linkedRowsSql(`${s}.products`)})
@@ -54,7 +55,8 @@ export async function listSales(
   if (options.to !== undefined) where.push(`s.sale_date < ${p(options.to)}::timestamptz`);
   for (const [name, value] of Object.entries(options.filters ?? {})) {
     const key = name === 'sale_tags' ? 'tags' : name; // the transaction's tags, as they were called here before
-    if (COLUMN_FILTERS[key]) where.push(`s.${COLUMN_FILTERS[key]} = ${key === 'sale_email' ? `lower(${p(value)})` : p(value)}`);
+    if (key === 'sale_total') where.push(`s.sale_total = ${p(value)}::bigint`);
+    else if (COLUMN_FILTERS[key]) where.push(`s.${COLUMN_FILTERS[key]} = ${key === 'sale_email' ? `lower(${p(value)})` : p(value)}`);
     else if (key === 'sale_coupon_codes' || key === 'tags') where.push(`s.data->${p(key)} ? ${p(value)}`);
     else where.push(`s.data->>${p(key)} = ${p(value)}`);
   }

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { timestampSql } from '../runtime/timestamp-sql';
 
 /** A page of shops in external_id order, after a cursor (the last external_id of the previous page). */
 export async function listShops(pool: Pool, options: { limit: number; after?: string; filters?: Record<string, string> }): Promise<Array<Record<string, unknown>>> {
@@ -9,7 +10,7 @@ export async function listShops(pool: Pool, options: { limit: number; after?: st
     where.push(`data->>$${params.length - 1} = $${params.length}`);
   }
   const { rows } = await pool.query<{ data: Record<string, unknown> }>(
-    `SELECT data FROM shops WHERE ${where.join(' AND ')} ORDER BY external_id LIMIT $1`,
+    `SELECT data || jsonb_build_object('id', external_id, 'updated_at', ${timestampSql('updated_at')}) AS data FROM shops WHERE ${where.join(' AND ')} ORDER BY external_id LIMIT $1`,
     params,
   );
   return rows.map((r) => r.data);

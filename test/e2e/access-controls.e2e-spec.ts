@@ -7,6 +7,7 @@ import { eventually } from '../support/eventually';
 import { followPages } from '../support/paging';
 import { runCli } from '../support/processes';
 import { captureLogger } from '../support/runtime';
+import { answerTimestamp } from '#mds/platform';
 
 type Call = TestApi['call'];
 
@@ -155,7 +156,7 @@ describe('operator controls for credentials', () => {
       if (t.last_used_at === null) throw new Error('not yet');
       return t;
     });
-    expect(listed.last_used_at).toBe(uses[0].data.at);
+    expect(listed.last_used_at).toBe(answerTimestamp(uses[0].data.at));
     // The other process records its own first use; after that, neither records more within the minute.
     // The other process finds the use in the read model: neither records another within the minute.
     for (let i = 0; i < 3; i++) expect((await b.call('/metrics', auth(fresh.token))).status).toBe(200);
@@ -174,8 +175,9 @@ describe('operator controls for credentials', () => {
     });
     expect(expired.body).toEqual({ error: { code: 'unauthorized', message: `This access token expired at ${short.expires_at}` } });
 
-    const at = new Date(Date.now() + 3_600_000).toISOString();
-    const later = await mint(staff.token, { expires_at: at });
+    const sent = new Date(Date.now() + 3_600_000).toISOString();
+    const at = answerTimestamp(sent);
+    const later = await mint(staff.token, { expires_at: sent });
     expect(later.expires_at).toBe(at);
     expect((await a.call(`/api/access-tokens/${later.id}/`, auth(staff.token))).body.access_token.expires_at).toBe(at);
     // A token that expires creates only tokens that expire no later: by default when it does.
@@ -212,7 +214,7 @@ describe('operator controls for credentials', () => {
     expect(shown).toMatchObject({ id, name: 'Web shop', description: 'WooCommerce', created_at: created.body.integration.created_at, enabled: true });
     // (The sync token's last use is there once the read model has it.)
     expect(shown.tokens).toEqual([
-      { id: sync.id, name: 'sync', hint: sync.hint, created_at: expect.any(String), expires_at: null, last_used_at: shown.tokens[0]?.last_used_at ?? null, scopes: [{ method: 'GET', path: '/api/data/customers' }] },
+      { id: sync.id, name: 'sync', hint: sync.hint, created_at: expect.any(String), expires_at: null, last_used_at: shown.tokens[0]?.last_used_at ?? null, scopes: [{ method: 'GET', path: '/api/data/customers/' }] },
       { id: other.id, name: 'backup', hint: other.hint, created_at: expect.any(String), expires_at: null, last_used_at: null, scopes: [] },
     ]);
     expect(list.text).not.toContain(sync.token);

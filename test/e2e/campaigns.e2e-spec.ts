@@ -24,7 +24,7 @@ const customers = [
 const k7Joins = [{ external_id: 'K-7', email: 'k7@example.com' }];
 const k6Forgotten = [{ external_id: 'K-6', is_forgotten: true }];
 const campaigns = [
-  { campaign_key: 'A', kind: 'automated-email', automated: 'true', name: 'Welcome', state: 'ACTIVE', activated_at: '2026-03-01T10:00:00Z', product_ids: ['P-1', 'P-3'],
+  { campaign_key: 'A', kind: 'automated-email', automated: 'true', name: 'Welcome', state: 'ACTIVE', activated_at: '2026-03-01T10:00:00.000000Z', product_ids: ['P-1', 'P-3'],
     campaign_tags: [{ id: 7, label: 'onboarding' }], folder: { id: '3', name: 'Lifecycle' }, permissions: { marketing_permission: 'can_email' }, utm_campaign: 'welcome' },
   { campaign_key: 'B', kind: 'email', automated: false, name: 'Spring sale', state: 'active', activated_at: '2026-03-10', product_ids: 'P-2' },
   { campaign_key: 'D', kind: 'email', name: 'Not sent yet', state: 'draft' },
@@ -60,47 +60,47 @@ const campaignEvents = [
 const row = (sale: string, product: string, quantity: number, unit: number, extra: Json = {}) => ({ sale_external_id: sale, product_id: product, quantity, unit_price: unit, ...extra });
 const sales = [
   // S1: K-1 on day 4 of A: 2 × 10.00 − 1.00 and 1 × 5.00, sale discount 2.00 → 2200.
-  { sale_external_id: 'S1', sale_date: '2026-03-05T12:00:00Z', sale_customer_id: 'K-1', sale_discount: 200 },
+  { sale_external_id: 'S1', sale_date: '2026-03-05T12:00:00.000000Z', sale_customer_id: 'K-1', sale_discount: 200 },
   row('S1', 'P-1', 2, 1000, { discount: -100 }),
   row('S1', 'P-2', 1, 500),
   // S2: K-2 by e-mail on A's day 30 (inside): 3000.
-  { sale_external_id: 'S2', sale_date: '2026-03-31T23:00:00Z', sale_email: 'k2@example.com' },
+  { sale_external_id: 'S2', sale_date: '2026-03-31T23:00:00.000000Z', sale_email: 'k2@example.com' },
   row('S2', 'P-3', 1, 3000),
   // S3: K-3 on day 31 (outside); S4: K-4 the day before activation (outside).
-  { sale_external_id: 'S3', sale_date: '2026-04-01T00:30:00Z', sale_customer_id: 'K-3' },
+  { sale_external_id: 'S3', sale_date: '2026-04-01T00:30:00.000000Z', sale_customer_id: 'K-3' },
   row('S3', 'P-1', 1, 1000),
-  { sale_external_id: 'S4', sale_date: '2026-02-28T23:00:00Z', sale_customer_id: 'K-4' },
+  { sale_external_id: 'S4', sale_date: '2026-02-28T23:00:00.000000Z', sale_customer_id: 'K-4' },
   row('S4', 'P-1', 1, 1000),
   // S5 cancelled and S6 closed: left out.
-  { sale_external_id: 'S5', sale_date: '2026-03-10T10:00:00Z', sale_customer_id: 'K-4', sale_state: 'CANCELLED' },
+  { sale_external_id: 'S5', sale_date: '2026-03-10T10:00:00.000000Z', sale_customer_id: 'K-4', sale_state: 'CANCELLED' },
   row('S5', 'P-1', 1, 1000),
-  { sale_external_id: 'S6', sale_date: '2026-03-11T10:00:00Z', sale_customer_id: 'K-4', sale_state: 'closed' },
+  { sale_external_id: 'S6', sale_date: '2026-03-11T10:00:00.000000Z', sale_customer_id: 'K-4', sale_state: 'closed' },
   row('S6', 'P-1', 1, 1000),
   // S8: K-6 by customer id, in USD at 2 dollars a euro: 40.00 → 2000; its buyer is forgotten later.
-  { sale_external_id: 'S8', sale_date: '2026-03-15T10:00:00Z', sale_customer_id: 'K-6', sale_currency: 'USD', sale_exchange_rate: 2 },
+  { sale_external_id: 'S8', sale_date: '2026-03-15T10:00:00.000000Z', sale_customer_id: 'K-6', sale_currency: 'USD', sale_exchange_rate: 2 },
   { sale_external_id: 'S8', product_id: 'P-4', quantity: 1, unit_price_in_currency: 4000 },
   // S9: K-1 on March 20: 1000, and a returned row (price 0, tag CANCELED) that counts nothing.
-  { sale_external_id: 'S9', sale_date: '2026-03-20T10:00:00Z', sale_customer_id: 'K-1' },
+  { sale_external_id: 'S9', sale_date: '2026-03-20T10:00:00.000000Z', sale_customer_id: 'K-1' },
   row('S9', 'P-1', 1, 1000),
   row('S9', 'P-3', 1, 0, { tags: ['CANCELED'] }),
   // S10: K-5 two days after clicking B: 3 × 7.00.
-  { sale_external_id: 'S10', sale_date: '2026-03-12T10:00:00Z', sale_customer_id: 'K-5' },
+  { sale_external_id: 'S10', sale_date: '2026-03-12T10:00:00.000000Z', sale_customer_id: 'K-5' },
   row('S10', 'P-2', 3, 700),
   // S11: by K-7's e-mail, whose sent event named its external id: one person once K-7 joins.
-  { sale_external_id: 'S11', sale_date: '2026-03-25T10:00:00Z', sale_email: 'k7@example.com' },
+  { sale_external_id: 'S11', sale_date: '2026-03-25T10:00:00.000000Z', sale_email: 'k7@example.com' },
   row('S11', 'P-2', 1, 1500),
 ];
 // S7: the guest's, counted at first, cancelled by a later import of it.
-const s7 = (state: string) => [{ sale_external_id: 'S7', sale_date: '2026-03-06T10:00:00Z', sale_email: 'guest@example.com', sale_state: state }, row('S7', 'P-2', 1, 800)];
+const s7 = (state: string) => [{ sale_external_id: 'S7', sale_date: '2026-03-06T10:00:00.000000Z', sale_email: 'guest@example.com', sale_state: state }, row('S7', 'P-2', 1, 800)];
 
 const events = (counts: number[]) => ['sent', 'delivered', 'opens', 'clicks', 'unsubscribes', 'spam_reports', 'bounces'].map((name, i) => ({ name, count: counts[i] }));
 
 const EXPECTED: Record<string, Json> = {
   A: {
-    campaign_key: 'A', kind: 'automated-email', automated: true, name: 'Welcome', state: 'active', activated_at: '2026-03-01T10:00:00Z', utm_campaign: 'welcome',
+    campaign_key: 'A', kind: 'automated-email', automated: true, name: 'Welcome', state: 'active', activated_at: '2026-03-01T10:00:00.000000Z', utm_campaign: 'welcome',
     product_ids: ['P-1', 'P-3'], campaign_tags: [{ id: '7', label: 'onboarding' }], folder: { id: 3, name: 'Lifecycle' }, permissions: { marketing_permission: 'can_email' },
     stats: {
-      date_range: { start: '2026-03-01T10:00:00.000Z', end: '2026-03-31T10:00:00.000Z' },
+      date_range: { start: '2026-03-01T10:00:00.000000Z', end: '2026-03-31T10:00:00.000000Z' },
       // K-1, K-2, K-3, K-4, the guest, K-6, K-7.
       audience_size: 7,
       // K-1 (delivered, opens, click), K-2 (delivered, unsubscribe), K-3 (bounce), K-4 (delivered, spam report), the guest (delivered, open).
@@ -136,7 +136,7 @@ const EXPECTED: Record<string, Json> = {
     },
   },
   B: {
-    campaign_key: 'B', kind: 'email', automated: false, name: 'Spring sale', state: 'active', activated_at: '2026-03-10T00:00:00Z', product_ids: ['P-2'],
+    campaign_key: 'B', kind: 'email', automated: false, name: 'Spring sale', state: 'active', activated_at: '2026-03-10T00:00:00.000000Z', product_ids: ['P-2'],
     campaign_tags: [], folder: null, permissions: null,
     stats: {
       date_range: null,
@@ -167,7 +167,7 @@ const EXPECTED: Record<string, Json> = {
     },
   },
   D: { campaign_key: 'D', kind: 'email', automated: false, name: 'Not sent yet', state: 'draft', campaign_tags: [], folder: null, permissions: null, stats: null },
-  E: { campaign_key: 'E', kind: 'EXT', automated: false, name: 'External', state: 'active', activated_at: '2026-03-01T00:00:00Z', campaign_tags: [], folder: null, permissions: null, stats: null },
+  E: { campaign_key: 'E', kind: 'EXT', automated: false, name: 'External', state: 'active', activated_at: '2026-03-01T00:00:00.000000Z', campaign_tags: [], folder: null, permissions: null, stats: null },
 };
 
 type Step = [string, string, unknown[]];
@@ -362,11 +362,11 @@ describe('campaign days in the settings\' time zone, automated from the kind, ca
     expect(z.stats.sales).toMatchObject({ total_revenue: 120, date_range: { start: '2026-06-01', end: '2026-07-01' } });
     // Not sent: automated from its kind, as the spec's kinds say; its date range is the activation's instant.
     expect(z.automated).toBe(true);
-    expect(z.stats.date_range).toEqual({ start: '2026-06-01T20:30:00.000Z', end: '2026-07-01T20:30:00.000Z' });
+    expect(z.stats.date_range).toEqual({ start: '2026-06-01T20:30:00.000000Z', end: '2026-07-01T20:30:00.000000Z' });
   });
 
   it('lists campaigns without an activation last in ascending order as in descending', async () => {
-    await imported('/api/campaigns/upload/', { campaigns: [{ campaign_key: 'Z-DRAFT', kind: 'email', state: 'draft' }, { campaign_key: 'Z-EARLY', kind: 'email', state: 'ACTIVE', activated_at: '2026-01-01T00:00:00Z' }] });
+    await imported('/api/campaigns/upload/', { campaigns: [{ campaign_key: 'Z-DRAFT', kind: 'email', state: 'draft' }, { campaign_key: 'Z-EARLY', kind: 'email', state: 'ACTIVE', activated_at: '2026-01-01T00:00:00.000000Z' }] });
     const keys = async (order: string) => (await send('GET', `/api/campaign/actions/?limit=100&order=${order}`)).body.campaigns.map((c: Json) => c.campaign_key);
     expect(await keys('ascending')).toEqual(['Z-EARLY', 'Z', 'Z-DRAFT']);
     expect(await keys('descending')).toEqual(['Z', 'Z-EARLY', 'Z-DRAFT']);

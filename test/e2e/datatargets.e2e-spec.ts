@@ -173,8 +173,8 @@ describe('datatargets, outlets and webhook delivery', () => {
     ]);
     const [basket, browse] = await synced(events.id, 2);
     expect([basket, browse]).toEqual([
-      { id: expect.any(Number), type: 'BASKET_ADD', date: '2024-05-02T00:00:00Z', customer_id: 'DC-1', product_id: 'DP-NEW', product_title: 'New', label: 'ds' },
-      { id: expect.any(Number), type: 'BROWSE', date: '2024-05-02T00:00:00Z', customer_id: 'DC-1', label: 'ds', path: '/boots' },
+      { id: expect.any(Number), type: 'BASKET_ADD', date: '2024-05-02T00:00:00.000000Z', customer_id: 'DC-1', product_id: 'DP-NEW', product_title: 'New', label: 'ds' },
+      { id: expect.any(Number), type: 'BROWSE', date: '2024-05-02T00:00:00.000000Z', customer_id: 'DC-1', label: 'ds', path: '/boots' },
     ]);
     await completed(await send('POST', '/api/data/query/', { datatype: 'events', match: { label: 'ds' }, update: { reason: 'campaign' } }));
     await completed(await send('POST', '/api/events/upload/', [{ id: basket.id, is_deleted: true }]));
@@ -193,7 +193,7 @@ describe('datatargets, outlets and webhook delivery', () => {
     await completed(await send('POST', '/api/sales/upload/', { sales: [{ sale_external_id: 'DS-S1', sale_state: 'processing', product_id: 'DP-1', quantity: 2, unit_price: 90 }] }));
     await completed(await send('POST', '/api/data/query/', { datatype: 'sales', match: { sale_external_id: 'DS-S1' }, update: { sale_state: 'cancelled' } }));
     await completed(await send('POST', '/api/data/query/', { datatype: 'sales', match: { sale_external_id: 'DS-S1' }, update: { is_deleted: true } }));
-    const transaction = { sale_external_id: 'DS-S1', sale_date: '2024-05-03T00:00:00Z', sale_customer_id: 'DC-1', tags: ['gift'] };
+    const transaction = { sale_external_id: 'DS-S1', sale_date: '2024-05-03T00:00:00.000000Z', sale_customer_id: 'DC-1', tags: ['gift'] };
     const twoBoots = { ...transaction, sale_total: 180, products: [{ product_id: 'DP-1', quantity: 2, unit_price: 90, discount: 0, total: 180 }] };
     expect(await synced(sales.id, 4)).toEqual([
       { ...transaction, sale_state: 'COMPLETE', sale_total: 90, products: [{ product_sku: 'SKU-DS', product_id: 'sku:SKU-DS', quantity: 1, unit_price: 90, discount: 0, total: 90 }] },

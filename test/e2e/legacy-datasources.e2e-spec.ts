@@ -1,6 +1,6 @@
 import { customersProjection, productsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
-import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { seedUserToken, stamped, startTestApi, type TestApi } from '../support/api';
 
 describe('legacy client paths: integrations by {name}, datasources and imports through them', () => {
   let api: TestApi;
@@ -126,7 +126,7 @@ describe('legacy client paths: integrations by {name}, datasources and imports t
     const res = await send('POST', `/api/datasources/${ds.id}/import/`, { customers: [{ external_id: 'LEG-1', email: 'leg1@example.com', can_email: '1' }, { first_name: 'no identifier' }] }, plugin);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      response: 'ok', run_id: expect.any(String), accepted: 1, rejected: 1,
+      response: 'ok', run_id: expect.any(String), run_url: `/api/runs/${res.body.run_id}/?wait=30`, accepted: 1, rejected: 1,
       errors: [{ index: 1, field: null, code: 'missing_identifier', message: 'a customer needs at least one of external_id, phone_number, email' }],
     });
     expect(await completed(res.body.run_id)).toMatchObject({ run_id: res.body.run_id, kind: 'customers', state: 'completed', accepted: 1, rejected: 1 });
@@ -161,7 +161,7 @@ describe('legacy client paths: integrations by {name}, datasources and imports t
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ response: 'ok', accepted: 2, rejected: 1, errors: [{ index: 2, code: 'required' }] });
     expect(await completed(res.body.run_id)).toMatchObject({ kind: 'products', state: 'completed', accepted: 2 });
-    expect((await send('GET', '/api/data/products/?external_id=LP-2')).body.products).toEqual([{ external_id: 'LP-2', language: 'fi', price: 3400 }]);
+    expect((await send('GET', '/api/data/products/?external_id=LP-2')).body.products).toEqual([stamped({ external_id: 'LP-2', language: 'fi', price: 3400 }, 'LP-2')]);
     expect((await send('GET', '/api/data/products/?external_id=LP-1')).body.products).toEqual([expect.objectContaining({ external_id: 'LP-1', title: 'Legacy shoe', price: 3450 })]);
     // The body is the datasource's datatype's: a customers body sent to a products datasource is refused.
     const mismatched = await send('POST', `/api/datasources/${ds.id}/import/`, { customers: [{ external_id: 'C-1' }] });
@@ -174,7 +174,7 @@ describe('legacy client paths: integrations by {name}, datasources and imports t
     const put = await send('PUT', '/api/customers/upload/', { customers: [{ external_id: 'PP-2', email: 'pp2@example.com' }, { first_name: 'x' }] });
     expect(post.status).toBe(200);
     expect(put.status).toBe(200);
-    expect({ ...put.body, run_id: 'x' }).toEqual({ ...post.body, run_id: 'x' });
+    expect({ ...put.body, run_id: 'x', run_url: 'x' }).toEqual({ ...post.body, run_id: 'x', run_url: 'x' });
     expect(put.body.run_id).not.toBe(post.body.run_id);
     expect(await completed(put.body.run_id)).toMatchObject({ kind: 'customers', accepted: 1, rejected: 1 });
     expect((await send('GET', '/api/data/customers/?external_id=PP-2')).body.customers).toHaveLength(1);

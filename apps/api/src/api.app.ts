@@ -6,7 +6,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import { RecordTokenUseCommand } from '#mds/access';
-import { DatabaseWatch, redactUrl } from '#mds/platform';
+import { DatabaseWatch, fixTimestampsInJson, redactUrl } from '#mds/platform';
+import { IDEMPOTENT_REPLAY } from '#mds/imports';
 import { ACCESS_READ_MODEL, type AccessReadModel } from '#mds/projections';
 import { ensureReadModelTables, type Runtime } from '#mds/runtime';
 import { installAuthentication } from './access/authentication.hook';
@@ -15,6 +16,7 @@ import { TokenResolver } from './access/token-resolver';
 import { ApiModule, CONTEXT_MODULES, type ApiContextModules } from './api.module';
 import type { ServiceMetrics } from './metrics/metrics';
 import { installBodyBudget } from './platform/body-budget';
+import { QueryParametersGuard } from './platform/query-parameters.guard';
 import { ErrorEnvelopeFilter, sendError } from './platform/error-envelope';
 import { installDatabaseGuard } from './platform/database-guard';
 import { installJsonBody } from './platform/json-body';
@@ -80,12 +82,24 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
     bodyLimit: config.bodyLimitBytes,
     logger,
   });
-  app.useGlobalGuards(new PermissionsGuard(app.get(Reflector)));
+  app.useGlobalGuards(new PermissionsGuard(app.get(Reflector)), new QueryParametersGuard());
   // Request DTOs (class-validator): management bodies and query parameters; bulk records are checked by compiled schemas in the contexts.
   app.useGlobalPipes(new RequestValidationPipe());
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // An import answered again for its Idempotency-Key: the first answer's bytes, and a header saying so.
+  fastify.addHook('preSerialization', async (_request, reply, payload) => {
+    if (payload !== null && typeof payload === 'object' && (payload as Record<symbol, unknown>)[IDEMPOTENT_REPLAY]) reply.header('idempotent-replayed', 'true');
+    return payload;
+  });
+  // One form for every timestamp in an answer (platform/timestamps.ts). The audit trail shows the log's
+  // events as they were recorded, so an auditor can check them against their signatures.
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
+    if (request.routeOptions?.url?.startsWith('/api/audit/')) return payload;
+    return fixTimestampsInJson(payload);
   });
   // After authentication: only a client with a valid token can hold a share of the budget.
   metrics.watchBodyBudget(installBodyBudget(fastify, { budget: config.bodyMemoryBudgetBytes, bodyLimit: config.bodyLimitBytes }));

@@ -20,11 +20,13 @@ describe('path normalisation for scopes', () => {
 });
 
 describe('scopes', () => {
-  it('validates and normalises scopes on creation', () => {
+  it('validates scopes on creation and keeps their paths as given, comparing them normalised', () => {
     expect(parseScopes([{ path: '/api/data/customers/' }, { method: 'get', path: '/x//y/' }])).toEqual([
-      { path: '/api/data/customers' },
-      { method: 'GET', path: '/x/y' },
+      { path: '/api/data/customers/' },
+      { method: 'GET', path: '/x//y/' },
     ]);
+    expect(scopeAllows(parseScopes([{ path: '/api/data/customers/' }]), 'GET', '/api/data/customers')).toBe(true);
+    expect(scopeAllows(parseScopes([{ method: 'get', path: '/x//y/' }]), 'GET', '/x/y/')).toBe(true);
     expect(parseScopes(undefined)).toEqual([]);
     expect(() => parseScopes({ path: '/x' })).toThrow(/list/);
     expect(() => parseScopes([{ path: 'x' }])).toThrow(/scopes\[0\]\.path/);

@@ -36,7 +36,10 @@ export class InvalidScopeError extends Error {
   override name = 'InvalidScopeError';
 }
 
-/** Validates scopes as sent on token creation and returns them normalised. */
+/**
+ * Validates scopes as sent on token creation and returns them with their paths as given (a client
+ * reads back what it sent, trailing slash and all); paths are compared normalised (scopeAllows).
+ */
 export function parseScopes(input: unknown): Scope[] {
   if (input === undefined || input === null) return [];
   if (!Array.isArray(input)) throw new InvalidScopeError('scopes must be a list of {method?, path}');
@@ -48,10 +51,10 @@ export function parseScopes(input: unknown): Scope[] {
     if (typeof path !== 'string' || !path.startsWith('/')) throw new InvalidScopeError(`scopes[${i}].path must be a path starting with /`);
     const normalized = normalizePath(path);
     if (!normalized) throw new InvalidScopeError(`scopes[${i}].path "${path}" is not a valid path`);
-    if (method === undefined || method === null || method === '') return { path: normalized };
+    if (method === undefined || method === null || method === '') return { path };
     const upper = typeof method === 'string' ? method.toUpperCase() : '';
     if (!(HTTP_METHODS as readonly string[]).includes(upper)) throw new InvalidScopeError(`scopes[${i}].method must be one of ${HTTP_METHODS.join(', ')}`);
-    return { method: upper, path: normalized };
+    return { method: upper, path };
   });
 }
 

@@ -45,6 +45,8 @@ export interface DataQuery {
 export interface ImportAnswer {
   response: 'ok';
   run_id: string;
+  /** Where to wait for the run to end instead of polling: `GET /api/runs/{id}/?wait=30`. */
+  run_url: string;
   accepted: number;
   rejected: number;
   errors: RecordError[];
@@ -306,8 +308,24 @@ export async function runImport<R>(
   }
 }
 
+/**
+ * Set (a symbol: never serialised) on an answer given again for an Idempotency-Key: the HTTP layer
+ * says so in an `Idempotent-Replayed: true` header; the body is the first answer's, byte for byte.
+ */
+export const IDEMPOTENT_REPLAY = Symbol('idempotent replay');
+
 function answerOf(h: ImportRunAccepted): ImportAnswer {
-  return { response: 'ok', run_id: h.run_id, accepted: h.accepted, rejected: h.rejected, errors: h.errors, ...(h.warnings ? { warnings: h.warnings } : {}) };
+  // Errors in one key order whether the header is the one just written or one read back (the log may reorder keys).
+  const inOrder = (list: RecordError[]) => list.map(({ index, field, code, message }) => ({ index, field, code, message }));
+  return {
+    response: 'ok',
+    run_id: h.run_id,
+    run_url: `/api/runs/${h.run_id}/?wait=30`,
+    accepted: h.accepted,
+    rejected: h.rejected,
+    errors: inOrder(h.errors),
+    ...(h.warnings ? { warnings: inOrder(h.warnings) } : {}),
+  };
 }
 
 /** The run id of a request with an Idempotency-Key: derived from (caller, key), so a retry finds the first run. */
@@ -339,7 +357,7 @@ export async function previousAnswer(store: EventStore, runId: string, bodyHash:
   if (run.header.body_hash !== bodyHash) {
     throw unprocessable('This Idempotency-Key was used with a different body; use a new key for a new request');
   }
-  return { answer: answerOf(run.header), position: run.lastPosition, replayed: true };
+  return { answer: Object.assign(answerOf(run.header), { [IDEMPOTENT_REPLAY]: true }), position: run.lastPosition, replayed: true };
 }
 
 export interface RunStatus {

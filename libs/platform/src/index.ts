@@ -11,3 +11,4 @@ export * from './migrations';
 export * from './notifications';
 export * from './secrets';
 export * from './audit-signing';
+export * from './timestamps';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { normalizePath, scopeAllows, type Principal } from '#mds/access';
-import { AppError, forbidden, unauthorized, type Logger } from '#mds/platform';
+import { answerTimestamp, AppError, forbidden, unauthorized, type Logger } from '#mds/platform';
 import { sendError } from '../platform/error-envelope';
 import { extractCredentials } from './credentials';
 import type { TokenResolver } from './token-resolver';
@@ -66,7 +66,7 @@ export function installAuthentication(
     const { token: record, rate } = resolved;
     if (record.revoked) return fail(unauthorized('This access token was revoked'));
     if (!record.ownerEnabled) return fail(unauthorized("This access token's integration is disabled"));
-    if (record.expired) return fail(unauthorized(`This access token expired at ${record.expiresAt}`));
+    if (record.expired) return fail(unauthorized(`This access token expired at ${answerTimestamp(record.expiresAt!)}`));
 
     if (rate) {
       const limit = deps.resolver.perMinute;

@@ -8,6 +8,7 @@ import { invalidRequest, notFound } from '#mds/platform';
 import { ACCESS_READ_MODEL, type AccessReadModel } from '#mds/projections';
 import { uploadCommand } from '../imports/uploads';
 import { CreateDatasourceRequest } from './create-datasource.request.dto';
+import { unknownParameters } from '../platform/query-parameters.guard';
 import { RequirePermission } from './permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { datasourceImportBody } from '../platform/openapi-records';
@@ -50,6 +51,8 @@ export class DatasourcesHttpController {
   @ApiQuery({ name: 'integration', required: false, type: String })
   @ApiOkResponse({ description: `\`{datasources: [${DATASOURCE_FIELDS}, ...], next_url: null}\` (a single page)` })
   async list(@Query() query: Record<string, unknown>): Promise<{ datasources: DatasourceView[]; next_url: null }> {
+    const unknown = Object.keys(query).filter((k) => k !== 'integration' && k !== 'access-token');
+    if (unknown.length > 0) throw unknownParameters(unknown, ['integration', 'access-token']);
     const integration = query.integration;
     if (integration !== undefined && typeof integration !== 'string') throw invalidRequest('integration must be given once');
     return { datasources: await this.access.listDatasources({ integrationId: integration || undefined }), next_url: null };

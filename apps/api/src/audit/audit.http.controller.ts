@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AUDIT_READ_MODEL, type AuditEvent, type AuditReadModel } from '#mds/projections';
+import { withParam } from '../imports/paging';
 import { Public, RequirePermission } from '../access/permissions';
 import { AuditEventsQuery } from './audit-events.request.dto';
 
@@ -41,13 +42,7 @@ export class AuditHttpController {
       ...(query.actor ? { actor: query.actor } : {}),
     };
     const page = await this.audit.events({ from: query.from ?? 0, limit: query.limit ?? 100, filter });
-    let nextUrl: string | null = null;
-    if (page.next !== null) {
-      const url = new URL(request.url, 'http://placeholder');
-      url.searchParams.set('from', String(page.next));
-      url.searchParams.delete('access-token');
-      nextUrl = `${url.pathname}${url.search}`;
-    }
-    return { events: page.events, count: page.events.length, next_url: nextUrl };
+    const next = page.next === null ? null : withParam(request, 'from', String(page.next));
+    return { events: page.events, count: page.events.length, next_url: next };
   }
 }

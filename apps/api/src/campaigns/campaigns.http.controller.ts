@@ -6,6 +6,7 @@ import type { ImportAnswer } from '#mds/imports';
 import { invalidRequest } from '#mds/platform';
 import { CAMPAIGNS_READ_MODEL, type CampaignsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
+import { withParam } from '../imports/paging';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
 import { uploadCommand } from '../imports/uploads';
@@ -63,13 +64,7 @@ export class CampaignsHttpController {
     const order = query.order ?? 'descending';
     const page = await this.campaigns.list({ limit, order, keys, from: query.from ? decodeCursor(query.from) : undefined });
     const next = page.json.length === limit && page.last ? encodeCursor(page.last) : null;
-    let nextUrl: string | null = null;
-    if (next) {
-      const url = new URL(request.url, 'http://placeholder');
-      url.searchParams.set('from', next);
-      url.searchParams.delete('access-token');
-      nextUrl = `${url.pathname}${url.search}`;
-    }
+    const nextUrl = next ? withParam(request, 'from', next) : null;
     reply.type('application/json; charset=utf-8');
     return `{"campaigns":[${page.json.join(',')}],"count":${page.json.length},"next":${JSON.stringify(next)},"next_url":${JSON.stringify(nextUrl)}}`;
   }

@@ -1,21 +1,27 @@
-import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
+import { PRODUCT_FIELDS } from '#mds/catalog';
 import type { ImportAnswer } from '#mds/imports';
-import { invalidRequest } from '#mds/platform';
-import { PRODUCTS_READ_MODEL, type ProductsReadModel } from '#mds/projections';
+import { invalidRequest, notFound } from '#mds/platform';
+import { PRODUCTS_READ_MODEL, SETTINGS_READ_MODEL, type ProductsReadModel, type SettingsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
 import { uploadCommand } from '../imports/uploads';
 import { dataPage, nextUrl } from '../imports/paging';
+import { listQuery } from '../imports/filters';
+
+/** Equality filters on the product's fields (lists: contains). */
+const PRODUCTS_QUERY = listQuery(PRODUCT_FIELDS, { parameters: [] });
 
 @Controller()
 export class ProductsHttpController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(PRODUCTS_READ_MODEL) private readonly products: ProductsReadModel,
+    @Inject(SETTINGS_READ_MODEL) private readonly settings: SettingsReadModel,
   ) {}
 
   @ApiTags('imports')
@@ -40,7 +46,7 @@ export class ProductsHttpController {
   @ApiOperation({ summary: 'Product rows (one per product and language) in external_id order: `limit`, `next_url`, equality filters (lists: contains)' })
   @ApiOkResponse({ description: '`{products: [...], count, next_url}` (next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
-    const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token']);
+    const { limit, after, filters } = dataPage(query, PRODUCTS_QUERY, await this.settings.current());
     let cursor: [string, string] | undefined;
     if (after !== undefined) {
       try {
@@ -54,5 +60,19 @@ export class ProductsHttpController {
     const products = rows.map((r) => r.product);
     const next = nextUrl(request, rows.length === limit ? JSON.stringify(rows[rows.length - 1].key) : null);
     return { products, count: products.length, next_url: next };
+  }
+
+  @Get('api/data/products/:external_id')
+  @ApiTags('retrieval')
+  @RequirePermission('data:read')
+  @ApiOperation({ summary: 'One product by its external_id: the row without a language, or `?language=fi` for that language\'s row; 404 when there is none' })
+  @ApiQuery({ name: 'language', required: false, type: String, description: "The language row's code (default: the row without a language)" })
+  @ApiOkResponse({ description: 'The product row: its fields with `id` and `updated_at`' })
+  async one(@Req() request: FastifyRequest, @Param('external_id') externalId: string) {
+    const language = (request.query as Record<string, unknown>).language ?? '';
+    if (typeof language !== 'string') throw invalidRequest('language must be given once');
+    const [row] = await this.products.list({ limit: 1, filters: { external_id: externalId, language } });
+    if (!row) throw notFound(`No product has the external_id ${JSON.stringify(externalId.slice(0, 100))}${language ? ` in language ${JSON.stringify(language.slice(0, 20))}` : ''}`);
+    return row.product;
   }
 }

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/c
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
+import { CUSTOMER_FIELDS } from '#mds/customers';
 import type { ImportAnswer } from '#mds/imports';
 import { invalidRequest, notFound } from '#mds/platform';
 import { CUSTOMERS_READ_MODEL, SETTINGS_READ_MODEL, type CustomerChange, type CustomersReadModel, type SettingsReadModel } from '#mds/projections';
@@ -9,8 +10,12 @@ import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
 import { uploadCommand } from '../imports/uploads';
-import { dataPage, dateBound, nextUrl } from '../imports/paging';
+import { dataPage, dateBound, nextUrl, withParam } from '../imports/paging';
 import { CustomerHistoryQuery } from './customer-history.request.dto';
+import { listQuery } from '../imports/filters';
+
+/** `?updated_since=` and equality filters on the customer's fields (is_deleted and is_forgotten are not shown as fields). */
+const CUSTOMERS_QUERY = listQuery(CUSTOMER_FIELDS, { parameters: ['updated_since'], omit: ['is_deleted', 'is_forgotten'] });
 
 @Controller()
 export class CustomersHttpController {
@@ -48,8 +53,9 @@ export class CustomersHttpController {
   })
   @ApiOkResponse({ description: '`{customers: [...], count, next_url}` (next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
-    const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token', 'updated_since']);
-    const updatedSince = query.updated_since ? dateBound('updated_since', query.updated_since, (await this.settings.current()).timezone) : undefined;
+    const settings = await this.settings.current();
+    const { limit, after, filters } = dataPage(query, CUSTOMERS_QUERY, settings);
+    const updatedSince = query.updated_since ? dateBound('updated_since', query.updated_since, settings.timezone) : undefined;
     const cursor = after === undefined ? undefined : Number(after);
     if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw invalidRequest('after is not a cursor from next_url');
     const page = await this.customers.list({ limit, after: cursor, filters, updatedSince });
@@ -57,6 +63,18 @@ export class CustomersHttpController {
     // The customers arrive as JSON text from PostgreSQL; the envelope is written around them.
     reply.type('application/json; charset=utf-8');
     return `{"customers":[${page.json}],"count":${page.count},"next_url":${JSON.stringify(next)}}`;
+  }
+
+  @Get('api/data/customers/:external_id')
+  @ApiTags('retrieval')
+  @RequirePermission('data:read')
+  @ApiOperation({ summary: 'One customer by its external_id, as the list shows it; 404 when no live customer has it' })
+  @ApiOkResponse({ description: 'The customer: its fields with `id` and `updated_at`' })
+  async one(@Param('external_id') externalId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    const page = await this.customers.list({ limit: 1, filters: { external_id: externalId } });
+    if (page.count === 0) throw notFound(`No customer has the external_id ${JSON.stringify(externalId.slice(0, 100))}`);
+    reply.type('application/json; charset=utf-8');
+    return page.json;
   }
 
   @Get('api/data/customers/:external_id/history')
@@ -77,13 +95,7 @@ export class CustomersHttpController {
     const limit = query.limit ?? 100;
     const history = await this.customers.history(externalId, { asOf, from, limit });
     if (!history) throw notFound(`No customer has the external_id ${JSON.stringify(externalId)}`);
-    let next: string | null = null;
-    if (from + limit < history.total) {
-      const url = new URL(request.url, 'http://placeholder');
-      url.searchParams.set('from', String(from + limit));
-      url.searchParams.delete('access-token');
-      next = `${url.pathname}${url.search}`;
-    }
+    const next = from + limit < history.total ? withParam(request, 'from', String(from + limit)) : null;
     const changes: CustomerChange[] = history.changes;
     return { ...(asOf === undefined ? {} : { customer: history.customer, as_of: asOf }), changes, count: changes.length, next_url: next };
   }

@@ -2,9 +2,13 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyRequest } from 'fastify';
 import { coerceDateTime, CoercionError } from '#mds/imports';
 import { invalidRequest } from '#mds/platform';
+import { listFilters, type FilterContext, type ListQuery } from './filters';
 
-/** `limit` (default 100, max 10,000), `after` (an opaque cursor from next_url), the rest as equality filters on field names. */
-export function dataPage(query: Record<string, unknown>, reserved: string[]): { limit: number; after?: string; filters: Record<string, string> } {
+/**
+ * A data list's page: `limit` (default 100, max 10,000), `after` (an opaque cursor from next_url), and
+ * its filters, normalised as the import normalises their fields (see listFilters).
+ */
+export function dataPage(query: Record<string, unknown>, list: ListQuery, context: FilterContext): { limit: number; after?: string; filters: Record<string, string> } {
   const rawLimit = query.limit;
   const limit = rawLimit === undefined || rawLimit === '' ? 100 : Number(rawLimit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw invalidRequest('limit must be a whole number from 1 to 10000');
@@ -15,25 +19,23 @@ export function dataPage(query: Record<string, unknown>, reserved: string[]): { 
     // Only what nextUrl wrote: text (no NUL, which PostgreSQL cannot take), encoded as it encodes it.
     if (after === '' || !isUtf8(bytes) || after.includes('\0') || bytes.toString('base64url') !== query.after) throw invalidRequest('after is not a cursor from next_url');
   }
-  const filters: Record<string, string> = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (reserved.includes(key)) continue;
-    if (typeof value !== 'string') throw invalidRequest(`filter ${key} must be given once`);
-    if (!/^[A-Za-z0-9_.-]{1,200}$/.test(key)) throw invalidRequest(`cannot filter on "${key.slice(0, 50)}"`);
-    filters[key] = value;
-  }
-  return { limit, after, filters };
+  return { limit, after, filters: listFilters(query, list, context) };
 }
 
 /**
- * A page's `next_url`: the same request with `after` set to the cursor (never the query-string token),
- * or null on the last page (no cursor), so clients can tell the last page from a missing field.
+ * A page's `next_url`: the same request with `after` set to the cursor, or null on the last page (no
+ * cursor), so clients can tell the last page from a missing field. A request that authenticated by
+ * its `access-token` parameter keeps it: a reader that authenticates by URL follows next_url unchanged.
  */
 export function nextUrl(request: FastifyRequest, cursor: string | null): string | null {
   if (cursor === null) return null;
+  return withParam(request, 'after', Buffer.from(cursor).toString('base64url'));
+}
+
+/** The request's path and query with one parameter set (the others, `access-token` among them, kept). */
+export function withParam(request: FastifyRequest, name: string, value: string): string {
   const url = new URL(request.url, 'http://placeholder');
-  url.searchParams.set('after', Buffer.from(cursor).toString('base64url'));
-  url.searchParams.delete('access-token');
+  url.searchParams.set(name, value);
   return `${url.pathname}${url.search}`;
 }
 

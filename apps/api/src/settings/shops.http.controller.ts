@@ -1,20 +1,26 @@
-import { Body, Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ImportAnswer } from '#mds/imports';
-import { SHOPS_READ_MODEL, type ShopsReadModel } from '#mds/projections';
+import { notFound } from '#mds/platform';
+import { SHOP_FIELDS } from '#mds/settings';
+import { SETTINGS_READ_MODEL, SHOPS_READ_MODEL, type SettingsReadModel, type ShopsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { UploadEndpoint } from '../imports/upload-endpoint';
 import { uploadBody } from '../platform/openapi-records';
 import { uploadCommand } from '../imports/uploads';
 import { dataPage, nextUrl } from '../imports/paging';
+import { listQuery } from '../imports/filters';
+
+const SHOPS_QUERY = listQuery(SHOP_FIELDS, { parameters: [] });
 
 @Controller()
 export class ShopsHttpController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(SHOPS_READ_MODEL) private readonly shops: ShopsReadModel,
+    @Inject(SETTINGS_READ_MODEL) private readonly settings: SettingsReadModel,
   ) {}
 
   @ApiTags('imports')
@@ -29,8 +35,19 @@ export class ShopsHttpController {
   @ApiOperation({ summary: 'Shops in external_id order: `limit` (default 100, max 10,000), cursor paging with `next_url`, equality filters on any field' })
   @ApiOkResponse({ description: '`{shops: [...], count, next_url}` (count: shops in this page; next_url null on the last page)' })
   async list(@Req() request: FastifyRequest, @Query() query: Record<string, string>) {
-    const { limit, after, filters } = dataPage(query, ['limit', 'after', 'access-token']);
+    const { limit, after, filters } = dataPage(query, SHOPS_QUERY, await this.settings.current());
     const shops = await this.shops.list({ limit, after, filters });
     return { shops, count: shops.length, next_url: nextUrl(request, shops.length === limit ? String(shops[shops.length - 1].external_id) : null) };
+  }
+
+  @Get('api/data/shops/:external_id')
+  @ApiTags('retrieval')
+  @RequirePermission('data:read')
+  @ApiOperation({ summary: 'One shop by its external_id; 404 when there is none' })
+  @ApiOkResponse({ description: 'The shop: its fields with `id` and `updated_at`' })
+  async one(@Param('external_id') externalId: string) {
+    const [shop] = await this.shops.list({ limit: 1, filters: { external_id: externalId } });
+    if (!shop) throw notFound(`No shop has the external_id ${JSON.stringify(externalId.slice(0, 100))}`);
+    return shop;
   }
 }

@@ -1,0 +1,30 @@
+/**
+ * Every timestamp in an answer has one form: RFC 3339 in UTC, `Z`, microseconds
+ * (`2026-03-01T09:30:00.000000Z`), whichever way it was stored or computed — the spec's outlet log
+ * and integrations give microseconds, so every other timestamp is padded to them. Dates (`2026-03-01`)
+ * are left as they are.
+ */
+const TIMESTAMP = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})"/g;
+
+/** One timestamp in the answers' form (`base` to the second, `fraction` its digits, `zone` Z or ±hh:mm). */
+function fixed(base: string, fraction: string | undefined, zone: string): string {
+  const micro = (fraction ?? '').padEnd(6, '0').slice(0, 6);
+  if (zone === 'Z') return `${base}.${micro}Z`;
+  const utc = Date.parse(`${base}${zone}`);
+  return Number.isNaN(utc) ? `${base}.${micro}${zone}` : `${new Date(utc).toISOString().slice(0, 19)}.${micro}Z`;
+}
+
+/** The JSON text of an answer with each timestamp string in the answers' form. */
+export function fixTimestampsInJson(text: string): string {
+  return text.replace(TIMESTAMP, (_m, base: string, fraction: string | undefined, zone: string) => `"${fixed(base, fraction, zone)}"`);
+}
+
+/** One timestamp (a string as JSON would carry it) in the answers' form; other strings as they are. */
+export function fixTimestamp(value: string): string {
+  return fixTimestampsInJson(JSON.stringify(value)).slice(1, -1);
+}
+
+/** A moment the service keeps (to the millisecond) in the answers' form: `2026-03-01T09:30:00.123000Z`. */
+export function answerTimestamp(moment: Date | string | number): string {
+  return new Date(moment).toISOString().replace(/Z$/, '000Z');
+}
