@@ -117,10 +117,11 @@ async function applyOne(e: RecordedEvent, tx: ProjectionTx): Promise<void> {
       await tx.query(`UPDATE outlets SET is_deleted = true WHERE datatarget_id = $1 RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [id]);
       return;
     case OUTLET_CREATED: {
-      const o = (e.data as OutletCreated).outlet;
+      const { outlet: o, state } = e.data as OutletCreated;
       // Announced, so an outlet worker takes the new outlet at once rather than at its next poll.
+      // `state`: an outlet starting "now" (its stream's `start` control came first, before this row existed).
       await tx.query(`INSERT INTO outlets (outlet_id, datatarget_id, definition, state, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING pg_notify('${OUTLETS_CHANNEL}', datatarget_id)`, [
-        o.outlet_id, o.datatarget_id, JSON.stringify(o), JSON.stringify(INITIAL_OUTLET_STATE), o.created_at,
+        o.outlet_id, o.datatarget_id, JSON.stringify(o), JSON.stringify(state ?? INITIAL_OUTLET_STATE), o.created_at,
       ]);
       await keepTemplate(tx, o.outlet_id, o.request.content);
       return;

@@ -22,8 +22,9 @@ import type { SecretBox } from '#mds/platform';
  */
 export const createDatatarget = (store: EventStore, input: CreateDatatargetCommand['input'], meta: CommandMeta) => new CreateDatatargetHandler(store).execute(new CreateDatatargetCommand(input, meta));
 
+// The workers' tests deliver to receivers on loopback, as with OUTLET_ALLOW_PRIVATE=true.
 export const createOutlet = (store: EventStore, secrets: SecretBox, datatargetId: string, input: OutletInput & { outlet_type?: string }, meta: CommandMeta) =>
-  new CreateOutletHandler(store, secrets).execute(new CreateOutletCommand(datatargetId, input, meta));
+  new CreateOutletHandler(store, secrets, { allowPrivate: true }).execute(new CreateOutletCommand(datatargetId, input, meta));
 
 export const postMessages = (store: EventStore, datatargetId: string, body: { messages: unknown[] }, meta: CommandMeta) => new PostMessagesHandler(store).execute(new PostMessagesCommand(datatargetId, body, meta));
 

@@ -5,6 +5,7 @@ import {
   credentialValues,
   decideAttempt,
   deliver,
+  deliveryHeaders,
   MAX_UNRECORDED_BATCHES,
   openAttemptLog,
   webhookIdOf,
@@ -178,6 +179,8 @@ export class DeliveryWorker {
     let known: { state: OutletState } | undefined;
     let log: AttemptLog | undefined;
     const messages = new MessageReader(this.datatargets, datatargetId);
+    // Sent in the webhook-datatype header; a datatarget's datatype never changes.
+    const datatype = ((await this.datatargets.datatarget(datatargetId))?.datatype as string | undefined) ?? null;
     try {
       let outlet: Awaited<ReturnType<DatatargetsReadModel['outlet']>>;
       let outletReadAt = 0;
@@ -213,7 +216,7 @@ export class DeliveryWorker {
           else await this.idle(datatargetId, seen, signal);
           continue;
         }
-        const decided = await this.attempt(def, outletId, state, batch);
+        const decided = await this.attempt(def, outletId, state, batch, datatype);
         // An operator's control (or another owner) wrote first: the attempts not yet recorded go again.
         if (log.conflicted) continue;
         known = { state: decided.state };
@@ -270,15 +273,17 @@ export class DeliveryWorker {
   }
 
   /** Sends a batch and decides what it means (decideAttempt); the caller appends the events. */
-  private async attempt(def: OutletDefinition, outletId: string, state: OutletState, batch: MessageRow[]): Promise<AttemptDecision> {
+  private async attempt(def: OutletDefinition, outletId: string, state: OutletState, batch: MessageRow[], datatype: string | null): Promise<AttemptDecision> {
     const messages = batch.map((b) => b.message);
     const body = attemptBody({ batched: def.is_batched, body: true }, def.request.content, messages);
     const secret = this.secretOf(def.secret_sealed);
     const credentials = this.credentialsOf(def.credentials_sealed);
     const request = withCredentials(def.request, credentials);
+    const first = Number(batch[0].number);
+    const last = Number(batch[batch.length - 1].number);
     const startedAt = performance.timeOrigin + performance.now();
     const result = await deliver(
-      { url: request.url, method: request.method, headers: { ...request.headers, 'content-type': 'application/json' }, body: request.method === 'GET' ? undefined : body },
+      { url: request.url, method: request.method, headers: deliveryHeaders(request.headers, { first, last, datatype }), body: request.method === 'GET' ? undefined : body },
       {
         allowPrivate: this.config.allowPrivate,
         connectTimeoutMs: this.config.connectTimeoutMs,
@@ -296,8 +301,8 @@ export class DeliveryWorker {
         definition: def,
         state,
         batch: {
-          first: Number(batch[0].number),
-          last: Number(batch[batch.length - 1].number),
+          first,
+          last,
           size: batch.length,
           ...(datasync ? { afterUpdate: await this.updateBefore(def.datatarget_id, state.last_delivered_message_number) } : {}),
         },

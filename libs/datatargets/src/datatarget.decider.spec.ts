@@ -1,5 +1,5 @@
 import { AppError } from '#mds/platform';
-import { controlled, datatypeOf, liveHead, messagesOf, numberMessages, outletRequest } from './datatarget.decider';
+import { controlled, datatypeOf, liveHead, messagesOf, numberMessages, outletRequest, startingState } from './datatarget.decider';
 import { INITIAL_OUTLET_STATE, type OutletState } from './datatarget.events';
 
 const refusal = (fn: () => unknown): { status: number; message: string } | undefined => {
@@ -87,6 +87,22 @@ describe('datatargets rules', () => {
     it('given an outlet at message 40, when rewound to 10, then message 10 starts a new batch with no failures', () => {
       expect(controlled(failing, 'rewind', 'T', 10)).toEqual({ ...failing, last_delivered_message_number: 9, batch_number: 6, failures: 0, failing_since: null, retry_at: null });
       expect(refusal(() => controlled(failing, 'rewind', 'T', 0))?.status).toBe(400);
+    });
+  });
+
+  describe('where a new outlet starts', () => {
+    it('given a datatarget whose last message is 41, when an outlet starts "now", then its first batch is message 42; from the beginning (or "now" on an empty one) it is the initial state', () => {
+      const at = '2026-03-01T10:00:00.000Z';
+      expect(startingState('now', 41, at)).toEqual({ ...INITIAL_OUTLET_STATE, last_delivered_message_number: 41 });
+      expect(startingState('beginning', 41, at)).toBeUndefined();
+      expect(startingState(undefined, 41, at)).toBeUndefined();
+      expect(startingState('now', 0, at)).toBeUndefined();
+    });
+
+    it('refuses the headers the service sets on a delivery', () => {
+      for (const name of ['webhook-first-message', 'Webhook-Last-Message', 'webhook-datatype']) {
+        expect(refusal(() => outletRequest({ url: 'https://example.com/', headers: { [name]: '1' } }))).toEqual({ status: 400, message: `request.headers: ${name} is set by the service` });
+      }
     });
   });
 });

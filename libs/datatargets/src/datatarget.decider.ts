@@ -9,6 +9,7 @@ import {
   type OutletDefinition,
   type OutletState,
 } from './datatarget.events';
+import { SERVICE_HEADERS } from './delivery/service-headers';
 
 /**
  * The datatargets context's rules, pure: what a command may do given the stream's last event, and
@@ -72,7 +73,7 @@ export function numberMessages(datatargetType: string, lastMessageNumber: number
   });
 }
 
-const FORBIDDEN_HEADERS = ['host', 'content-length', 'transfer-encoding', 'connection', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+const FORBIDDEN_HEADERS = ['host', 'content-length', 'transfer-encoding', 'connection', 'webhook-id', 'webhook-timestamp', 'webhook-signature', ...SERVICE_HEADERS];
 
 /** The webhook request of an outlet as sent (create) or patched (only what is sent changes). */
 export interface OutletRequestInput {
@@ -143,5 +144,19 @@ export function controlled(state: OutletState, action: OutletControlled['action'
     case 'rewind':
       if (!Number.isSafeInteger(toMessageNumber) || toMessageNumber! < 1) throw invalidRequest('to_message_number must be a message number (1 or more)');
       return { ...state, last_delivered_message_number: toMessageNumber! - 1, batch_number: state.batch_number + 1, failures: 0, failing_since: null, retry_at: null };
+    case 'start':
+      return { ...state, last_delivered_message_number: toMessageNumber! - 1 };
   }
+}
+
+/** Where a new outlet starts: at message 1 (`beginning`, the default), or `now`: after the last message there. */
+export type OutletStart = 'now' | 'beginning';
+
+/**
+ * The state a new outlet starts from: undefined for the initial one (from message 1), else its first
+ * batch is the message after `lastMessageNumber`, the last one there when it was created.
+ */
+export function startingState(start: OutletStart | undefined, lastMessageNumber: number, at: string): OutletState | undefined {
+  if (start !== 'now' || lastMessageNumber < 1) return undefined;
+  return controlled(INITIAL_OUTLET_STATE, 'start', at, lastMessageNumber + 1);
 }

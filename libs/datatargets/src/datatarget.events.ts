@@ -70,6 +70,11 @@ export interface OutletDefinition {
 export interface OutletCreated {
   outlet: OutletDefinition;
   last_message_number: number;
+  /**
+   * The delivery state it starts from when it does not start at message 1 (`start: "now"`); the
+   * outlet stream's first event, a `start` control appended just before, carries the same.
+   */
+  state?: OutletState;
 }
 
 export interface OutletChanged {
@@ -122,6 +127,8 @@ export interface OutletLogEntry {
   fail_reason?: string;
   request_time_ms: number;
   http_request_available: boolean;
+  /** A test send (a sample message, not the outlet's): it moves neither the delivery nor the failures. */
+  test?: true;
 }
 
 /**
@@ -183,7 +190,8 @@ export const ATTEMPT_EVENT_ID_SQL = (outletId: string, entryNumber: string) => `
 
 export interface OutletControlled {
   outlet_id: string;
-  action: 'pause' | 'resume' | 'retry' | 'rewind' | 'paused_failing';
+  /** `start`: a new outlet starting after the messages already there (created with `start: "now"`). */
+  action: 'pause' | 'resume' | 'retry' | 'rewind' | 'paused_failing' | 'start';
   to_message_number?: number;
   by: string;
   at: string;

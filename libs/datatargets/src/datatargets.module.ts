@@ -8,10 +8,11 @@ import { CreateOutletHandler } from './create-outlet/create-outlet.handler';
 import { DeleteDatatargetHandler } from './delete-datatarget/delete-datatarget.handler';
 import { DeleteOutletHandler } from './delete-outlet/delete-outlet.handler';
 import { PostMessagesHandler } from './post-messages/post-messages.handler';
+import { SendTestHandler } from './send-test/send-test.handler';
 
 /** The datatargets context's command handlers. */
 @Module({
   imports: [CqrsModule],
-  providers: [CreateDatatargetHandler, ChangeDatatargetHandler, DeleteDatatargetHandler, PostMessagesHandler, CreateOutletHandler, ChangeOutletHandler, DeleteOutletHandler, ControlOutletHandler],
+  providers: [CreateDatatargetHandler, ChangeDatatargetHandler, DeleteDatatargetHandler, PostMessagesHandler, CreateOutletHandler, ChangeOutletHandler, DeleteOutletHandler, ControlOutletHandler, SendTestHandler],
 })
 export class DatatargetsModule {}

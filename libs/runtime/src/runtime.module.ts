@@ -2,6 +2,7 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ACCESS_DEPS, OWNER_TOKENS } from '#mds/access';
 import { KNOWN_EVENT_IDS, KNOWN_SALES_NOW } from '#mds/activity';
 import { ERASED_IDENTIFIERS } from '#mds/customers';
+import { OUTLET_SETTINGS } from '#mds/datatargets';
 import { EVENT_STORE } from '#mds/event-store';
 import { DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, type DataQueryUpdateRules } from '#mds/imports';
 import { SECRET_BOX } from '#mds/platform';
@@ -35,8 +36,10 @@ export class RuntimeModule {
         { provide: ERASED_IDENTIFIERS, useValue: ports.erasedIdentifiers },
         { provide: DATA_QUERY_UPDATE_RULES, useValue: updateRules },
         { provide: OWNER_TOKENS, useValue: ports.ownerTokens },
+        // What outlet commands check a URL and send a test with (OUTLET_ALLOW_PRIVATE, the timeouts).
+        { provide: OUTLET_SETTINGS, useValue: runtime.config.outlets },
       ],
-      exports: [EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, KNOWN_SALES_NOW, SALE_ROWS_NOW, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS, OWNER_TOKENS],
+      exports: [EVENT_STORE, SECRET_BOX, ACCESS_DEPS, KNOWN_EVENT_IDS, KNOWN_SALE_TRANSACTIONS, KNOWN_SALES_NOW, SALE_ROWS_NOW, DATA_QUERY_MATCHES, DATA_QUERY_UPDATE_RULES, ERASED_IDENTIFIERS, OWNER_TOKENS, OUTLET_SETTINGS],
     };
   }
 }

@@ -12,15 +12,18 @@ import {
   DeleteOutletCommand,
   OPERATOR_ACTIONS,
   PostMessagesCommand,
+  SendTestCommand,
   type OperatorAction,
   type PostedMessages,
+  type SentTest,
 } from '#mds/datatargets';
 import { invalidRequest, notFound } from '#mds/platform';
 import { DATATARGETS_READ_MODEL, outletView, type DatatargetsReadModel } from '#mds/projections';
 import { ReadYourWrites } from '../access/read-your-writes';
 import { RequirePermission } from '../access/permissions';
+import { withParam } from '../imports/paging';
 import { ChangeDatatargetRequest, CreateDatatargetRequest, OutletLogQuery, RetrieveMessagesQuery } from './datatarget.request.dto';
-import { ChangeOutletRequest, ControlOutletRequest, CreateOutletRequest } from './outlet.request.dto';
+import { ChangeOutletRequest, ControlOutletRequest, CreateOutletRequest, TestOutletRequest } from './outlet.request.dto';
 import { sentFields } from '../platform/request-validation';
 
 const DATATARGET_FIELDS = '{id, datatarget_type, datatype?, name, description, created_at, enabled, retention_days, outlets, last_message_number}';
@@ -135,13 +138,18 @@ export class DatatargetsHttpController {
   @HttpCode(200)
   @RequirePermission('datatargets:manage')
   @ApiOperation({
-    summary: 'Create a webhook outlet: `{outlet_type: "webhook", request: {url, method, headers, format: "json", content, is_batched}, max_batch_size?, min_request_interval?, secret?}`',
-    description: '`{(data)}` in `request.content` is replaced by the message (or the list of messages when is_batched). With a `secret`, requests are signed the Standard Webhooks way.',
+    summary: 'Create a webhook outlet: `{outlet_type: "webhook", request: {url, method, headers, format: "json", content, is_batched}, max_batch_size?, min_request_interval?, secret?, start?}`',
+    description:
+      '`{(data)}` in `request.content` is replaced by the message (or the list of messages when is_batched). With a `secret`, requests are signed the Standard Webhooks way. ' +
+      '`start`: `beginning` (default) delivers from message 1, `now` from the first message posted after the outlet is created. ' +
+      'Without OUTLET_ALLOW_PRIVATE, a URL to a loopback or private address (or localhost, or a name resolving only to such) is refused.',
   })
   @ApiOkResponse({ description: `\`{outlet: ${OUTLET_FIELDS}}\`` })
   async createOutlet(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Body() body: CreateOutletRequest) {
-    await this.datatarget(id);
-    const { outlet_id: outletId, position } = await this.commands.execute(new CreateOutletCommand(id, outletInput(body), this.meta(request)));
+    const target = await this.datatarget(id);
+    // The read side's last number: where `start: "now"` starts on a datasync datatarget (numbered there).
+    const shown = Number(target.last_message_number ?? 0);
+    const { outlet_id: outletId, position } = await this.commands.execute(new CreateOutletCommand(id, outletInput(body), this.meta(request), shown));
     await this.settled(position);
     return { outlet: outletView(await this.outlet(id, outletId)) };
   }
@@ -182,6 +190,26 @@ export class DatatargetsHttpController {
     return { deleted: true, id: outletId };
   }
 
+  @Post(':datatarget_id/outlets/:outlet_id/test')
+  @HttpCode(200)
+  @RequirePermission('datatargets:manage')
+  @ApiOperation({
+    summary: 'Send a test: one sample message (`{"test": true, …}`) through the outlet\'s template, signed and with its credentials as its batches are; answers with how the receiver took it',
+    description:
+      'Sent at once by the API (whether the outlet is paused or not), with the destination check and timeouts of delivery. ' +
+      'Logged as an entry with `test: true`, which moves neither the delivery position nor the failure count.',
+  })
+  @ApiBody({ required: false, schema: { type: 'object', properties: {}, additionalProperties: false } })
+  @ApiOkResponse({ description: '`{entry: {entry_number, entry_key, date, batch_number: 0, batch_size: 1, status, http_status, fail_reason, request_time_ms, http_request_available, test: true}}`' })
+  async testOutlet(@Req() request: FastifyRequest, @Param('datatarget_id') id: string, @Param('outlet_id') outletId: string, @Body() _body: TestOutletRequest) {
+    const target = await this.datatarget(id);
+    const { definition } = await this.outlet(id, outletId);
+    const datatype = typeof target.datatype === 'string' ? target.datatype : null;
+    const { entry, position }: SentTest = await this.commands.execute(new SendTestCommand(definition, datatype, this.meta(request)));
+    await this.settled(position);
+    return { entry };
+  }
+
   @Post(':datatarget_id/outlets/:outlet_id/:action')
   @HttpCode(200)
   @RequirePermission('datatargets:manage')
@@ -211,13 +239,7 @@ export class DatatargetsHttpController {
     const order = query.order ?? 'descending';
     const { total, entries } = await this.datatargets.outletLog(outletId, { limit: limit + 1, from, order });
     const page = entries.slice(0, limit);
-    let next: string | null = null;
-    if (entries.length > limit) {
-      const url = new URL(request.url, 'http://placeholder');
-      url.searchParams.set('from', String(entries[limit].entry_number));
-      url.searchParams.delete('access-token');
-      next = `${url.pathname}${url.search}`;
-    }
+    const next = entries.length > limit ? withParam(request, 'from', String(entries[limit].entry_number)) : null;
     return { order, limit, total_count: total, next_url: next, entries: page };
   }
 

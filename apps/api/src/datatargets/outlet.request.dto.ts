@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsEmpty, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { BodyOptional, Satisfies, WhenSent } from '../platform/request-validation';
 
 const METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'];
@@ -89,6 +89,11 @@ export class CreateOutletRequest extends OutletFields {
   @ValidateNested()
   @Type(() => WebhookRequestBody)
   request!: WebhookRequestBody;
+
+  /** `beginning` (default): from message 1; `now`: from the first message posted after the outlet is created. */
+  @WhenSent()
+  @IsIn(['now', 'beginning'], { message: 'start must be "now" or "beginning"' })
+  start?: 'now' | 'beginning';
 }
 
 /** `PATCH …/outlets/{id}/`: request fields, batching, interval, secret; `enabled` pauses or resumes. */
@@ -107,4 +112,12 @@ export class ControlOutletRequest {
   @IsInt({ message: 'rewind needs {"to_message_number": N} with N ≥ 1' })
   @Min(1, { message: 'rewind needs {"to_message_number": N} with N ≥ 1' })
   to_message_number?: number;
+}
+
+/** `POST …/outlets/{id}/test/`: no fields (no body, or `{}`). */
+@BodyOptional()
+export class TestOutletRequest {
+  // class-validator refuses a class it has no rule for (forbidUnknownValues): this rule makes `{}` one it knows.
+  @IsEmpty({ message: 'a test send takes no fields' })
+  readonly none?: undefined;
 }

@@ -85,6 +85,7 @@ const ANSWERS: Record<string, Schema> = {
   'PATCH /api/datatargets/{datatarget_id}/outlets/{outlet_id}': obj({ outlet: ref('Outlet') }),
   'DELETE /api/datatargets/{datatarget_id}/outlets/{outlet_id}': ref('Deleted'),
   'POST /api/datatargets/{datatarget_id}/outlets/{outlet_id}/{action}': obj({ outlet: ref('Outlet') }),
+  'POST /api/datatargets/{datatarget_id}/outlets/{outlet_id}/test': obj({ entry: obj({ entry_number: int, status: { type: 'string', enum: ['OK', 'FAIL'] }, request_time_ms: int, test: bool }) }),
   'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log': obj({ order: str, limit: int, total_count: int, next_url: nullable(str), entries: arr(obj({ entry_number: int, status: str })) }),
   'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log/{entry_number}': obj({ entry: obj({ entry_number: int, status: str }) }),
   'GET /api/audit/events': list('events', obj({ position: int, stream: str, type: str, revision: int, created_at: str })),

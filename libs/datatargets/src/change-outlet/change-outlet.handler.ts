@@ -7,6 +7,7 @@ import { datatargetStream, OUTLET_CHANGED, OUTLET_SCHEMA, type OutletChanged } f
 import { appendControl } from '../control-outlet/control-outlet.handler';
 import { ChangeOutletCommand } from './change-outlet.command';
 import { mergeCredentials, splitCredentials, type OutletCredentials } from '../outlet-credentials';
+import { OUTLET_SETTINGS, refusePrivateDestination, type OutletSettings } from '../outlet-settings';
 
 /** Definition changes go into the datatarget's stream, pausing and resuming into the outlet's (where delivery reads its state). */
 @CommandHandler(ChangeOutletCommand)
@@ -14,12 +15,14 @@ export class ChangeOutletHandler implements ICommandHandler<ChangeOutletCommand,
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(SECRET_BOX) private readonly secrets: SecretBox,
+    @Inject(OUTLET_SETTINGS) private readonly settings: Pick<OutletSettings, 'allowPrivate' | 'lookup'>,
   ) {}
 
   async execute({ current, input, meta }: ChangeOutletCommand): Promise<number> {
     const changes: OutletChanged['changes'] = {};
     if (input.request !== undefined) {
       const { request, credentials } = splitCredentials(outletRequest(input.request, current.request), input.request.secret_headers);
+      if (input.request.url !== undefined) await refusePrivateDestination(request.url, this.settings);
       // The parts the change leaves alone keep their credentials, the parts it sends bring theirs.
       const kept = current.credentials_sealed ? (JSON.parse(this.secrets.open(current.credentials_sealed)) as OutletCredentials) : null;
       const merged = mergeCredentials(kept, { headers: input.request.headers !== undefined, url: input.request.url !== undefined }, credentials);

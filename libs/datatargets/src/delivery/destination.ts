@@ -82,6 +82,28 @@ export function destinationProblem(address: string): string | undefined {
   return undefined;
 }
 
+/** `localhost` and the names under it: loopback by definition (RFC 6761), whatever a resolver answers. */
+export function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * Why an outlet may not be given a URL to `hostname` while private destinations are not allowed: an
+ * address the worker would refuse, a localhost name, or a name whose every address the worker would
+ * refuse. `resolved`: the name's addresses, undefined when it did not resolve (accepted: it may later,
+ * and the worker checks every connection anyway).
+ */
+export function privateDestination(hostname: string, resolved: readonly string[] | undefined): string | undefined {
+  const bare = hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIPv4(bare) || isIPv6(bare)) return destinationProblem(bare);
+  if (isLocalhostName(bare)) return `${hostname} is a loopback name`;
+  if (resolved === undefined || resolved.length === 0) return undefined;
+  const problems = resolved.map(destinationProblem);
+  if (problems.some((p) => p === undefined)) return undefined;
+  return `${hostname} resolves only to refused addresses (${problems.join('; ')})`;
+}
+
 function ipv4Problem(value: bigint): string | undefined {
   return IPV4_BLOCKS.find((b) => inBlock(value, b))?.what;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { attemptEventId, DELIVERY_ATTEMPTED, INITIAL_OUTLET_STATE, OUTLET_CONTROLLED, type DeliveryAttempted, type OutletControlled, type OutletState } from '../datatarget.events';
 import { templateKey } from '../outlet-delivery';
-import { decideAttempt, microIso, webhookIdOf, type AttemptMade } from './attempt.decider';
+import { decideAttempt, decideTestAttempt, microIso, webhookIdOf, type AttemptMade } from './attempt.decider';
 
 const POLICY = { baseMs: 1000, maxMs: 60_000, pauseAfterMs: 3_600_000 };
 const noJitter = () => 0.999_999;
@@ -98,5 +98,43 @@ describe('deciding what a delivery attempt means for its outlet', () => {
 
   it('writes log dates in UTC with microseconds', () => {
     expect(microIso(Date.parse('2026-01-02T03:04:05.006Z') + 0.789)).toBe('2026-01-02T03:04:05.006789Z');
+  });
+
+  it('given a failing outlet 3 entries in, when a test send comes back 200, then it is entry 4, marked test, and nothing but the entry count moves', () => {
+    const state: OutletState = { ...INITIAL_OUTLET_STATE, last_delivered_message_number: 10, delivered_batch_count: 1, entry_count: 3, batch_number: 2, failures: 2, failing_since: '2026-03-01T09:00:00.000Z', retry_at: '2026-03-01T10:05:00.000Z', last_attempt_at: '2026-03-01T09:59:00.000Z' };
+    const raw = 'POST /hook HTTP/1.1\r\nwebhook-id: msg_o1_test_x\r\n\r\n{"test":true}';
+    const { entry, events } = decideTestAttempt({
+      outletId: 'o1',
+      datatargetId: 'd1',
+      state,
+      webhookId: 'msg_o1_test_x',
+      result: { ok: true, startedAt: at, httpStatus: 200, requestTimeMs: 7.4, rawRequest: raw, signature: 'v1,abc', rawReply: 'HTTP/1.1 200 OK\r\n\r\n' },
+      startedAtFraction: 0.5,
+      meta: { actor: 'users/admin', tokenId: 't1', requestId: 'req-1' },
+    });
+    expect(entry).toEqual({ entry_number: 4, entry_key: 'o1:4', date: '2026-03-01T10:00:00.123500Z', batch_number: 0, batch_size: 1, status: 'OK', http_status: 200, request_time_ms: 7, http_request_available: true, test: true });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ id: attemptEventId('o1', 4), type: DELIVERY_ATTEMPTED, metadata: { actor: 'users/admin', token_id: 't1', request_id: 'req-1', schema: 2 } });
+    const data = events[0].data as DeliveryAttempted;
+    expect(data.state).toEqual({ ...state, entry_count: 4 });
+    // A sample, not messages of the datatarget: the request is kept whole, not by reference.
+    expect(data).toMatchObject({ entry, webhook_id: 'msg_o1_test_x', http_request: raw, signature: 'v1,abc', replies: ['HTTP/1.1 200 OK\r\n\r\n'], last_message_number: 10 });
+    expect(data).not.toHaveProperty('request');
+  });
+
+  it('given a test send the destination check refused, then it is a FAIL saying why, and the failures of the outlet stay as they were', () => {
+    const { entry, events } = decideTestAttempt({
+      outletId: 'o1',
+      datatargetId: 'd1',
+      state: INITIAL_OUTLET_STATE,
+      webhookId: 'msg_o1_test_y',
+      result: { ok: false, refused: true, failReason: 'destination refused: 10.0.0.1 is a private address', startedAt: at, requestTimeMs: 0, rawRequest: 'POST /hook HTTP/1.1\r\n\r\n' },
+      startedAtFraction: 0,
+      meta: { actor: 'users/admin' },
+    });
+    expect(entry).toMatchObject({ entry_number: 1, status: 'FAIL', fail_reason: 'destination refused: 10.0.0.1 is a private address', http_request_available: false, test: true });
+    expect(entry).not.toHaveProperty('http_status');
+    expect((events[0].data as DeliveryAttempted).state).toEqual({ ...INITIAL_OUTLET_STATE, entry_count: 1 });
+    expect((events[0].data as DeliveryAttempted).reply).toBeNull();
   });
 });

@@ -11,6 +11,7 @@ import {
   type OutletLogEntry,
   type OutletState,
 } from '../datatarget.events';
+import { metadataOf, type CommandMeta } from '../datatarget.decider';
 import { stateAfterAttempt, templateKey, type BackoffPolicy } from '../outlet-delivery';
 import type { OutletStreamEvent } from './attempt-log';
 
@@ -40,6 +41,12 @@ export interface AttemptDecision {
   entry: OutletLogEntry;
   /** What the worker appends to the outlet's stream: the attempt, then the pause when there is one. */
   events: OutletStreamEvent[];
+}
+
+/** The reply's size and hash in the event, its text kept apart from the log (`replies`). */
+function replyOf(rawReply: string | undefined): Pick<DeliveryAttempted, 'reply' | 'replies'> {
+  if (rawReply === undefined) return { reply: null };
+  return { reply: { bytes: Buffer.byteLength(rawReply), sha256: createHash('sha256').update(rawReply).digest('hex') }, replies: [rawReply] };
 }
 
 /** UTC with microseconds, as the spec's log entry date. */
@@ -82,8 +89,7 @@ export function decideAttempt(made: AttemptMade, policy: BackoffPolicy, random: 
     // The body is the messages through the template (where masked, said by offsets): kept by reference.
     request: { head: result.requestHead, template: templateKey(def.request.content), batched: def.is_batched, messages: [batch.first, batch.last], body: def.request.method !== 'GET', ...(result.bodyMasks ? { masks: result.bodyMasks } : {}) },
     ...(result.signature !== undefined ? { signature: result.signature } : {}),
-    reply: result.rawReply === undefined ? null : { bytes: Buffer.byteLength(result.rawReply), sha256: createHash('sha256').update(result.rawReply).digest('hex') },
-    ...(result.rawReply !== undefined ? { replies: [result.rawReply] as [string] } : {}),
+    ...replyOf(result.rawReply),
     state: next,
   };
   const events: OutletStreamEvent[] = [
@@ -93,4 +99,51 @@ export function decideAttempt(made: AttemptMade, policy: BackoffPolicy, random: 
   const paused: OutletControlled = { outlet_id: outletId, action: 'paused_failing', by: 'outlet-worker', at: made.now.toISOString(), state: { ...next, paused: 'failing' } };
   events.push({ type: OUTLET_CONTROLLED, data: paused, metadata: { actor: 'outlet-worker' } });
   return { state: paused.state, pause, entry, events };
+}
+
+/** What a test send gathered: the outlet, its state when the attempt is recorded, and what came back. */
+export interface TestAttemptMade {
+  outletId: string;
+  datatargetId: string;
+  state: OutletState;
+  webhookId: string;
+  result: Pick<DeliveryResult, 'ok' | 'startedAt' | 'httpStatus' | 'failReason' | 'refused' | 'requestTimeMs' | 'rawRequest' | 'signature' | 'rawReply'>;
+  startedAtFraction: number;
+  /** Who asked for it (recorded in the event's metadata, as for an operator's control). */
+  meta: CommandMeta;
+}
+
+/**
+ * A test send in the outlet's log: an entry marked `test`, numbered after the others, with the whole
+ * request text (a sample, none of the datatarget's messages, so nothing to keep by reference). Only
+ * the entry count moves: not the delivery position, the batch, the failures or the backoff.
+ */
+export function decideTestAttempt(made: TestAttemptMade): { entry: OutletLogEntry; events: OutletStreamEvent[] } {
+  const { outletId, state, result } = made;
+  const entryNumber = state.entry_count + 1;
+  const entry: OutletLogEntry = {
+    entry_number: entryNumber,
+    entry_key: `${outletId}:${entryNumber}`,
+    date: microIso(result.startedAt.getTime() + made.startedAtFraction),
+    batch_number: 0,
+    batch_size: 1,
+    status: result.ok ? 'OK' : 'FAIL',
+    ...(result.httpStatus !== undefined ? { http_status: result.httpStatus } : {}),
+    ...(result.failReason ? { fail_reason: result.failReason } : {}),
+    request_time_ms: Math.round(result.requestTimeMs),
+    http_request_available: !result.refused,
+    test: true,
+  };
+  const attempted: DeliveryAttempted = {
+    outlet_id: outletId,
+    datatarget_id: made.datatargetId,
+    entry,
+    last_message_number: state.last_delivered_message_number,
+    webhook_id: made.webhookId,
+    http_request: result.rawRequest,
+    ...(result.signature !== undefined ? { signature: result.signature } : {}),
+    ...replyOf(result.rawReply),
+    state: { ...state, entry_count: entryNumber },
+  };
+  return { entry, events: [{ id: attemptEventId(outletId, entryNumber), type: DELIVERY_ATTEMPTED, data: attempted, metadata: { ...metadataOf(made.meta), schema: DELIVERY_ATTEMPTED_SCHEMA } }] };
 }
