@@ -12,6 +12,7 @@ import {
   integrationView,
   USER_AUTHENTICATED,
   USER_CREATED,
+  USER_DELETED,
   USER_LOGIN_FAILED,
   USER_UNLOCKED,
   type AccessTokenCreated,
@@ -20,6 +21,7 @@ import {
   type DatasourceCreated,
   type IntegrationCreated,
   type UserCreated,
+  type UserDeleted,
 } from '#mds/access';
 import type { Projection } from '../runtime/projection';
 
@@ -27,7 +29,8 @@ import type { Projection } from '../runtime/projection';
 export const accessProjection: Projection = {
   name: 'access',
   // 2: datasources (0002_datasources.sql). 3: expiry, last use, revocation, integrations switched (0003_token_controls.sql).
-  version: 3,
+  // 4: users deleted, their tokens with them (UserPasswordChanged changes nothing here: no hashes in the read model).
+  version: 4,
   eventTypes: ACCESS_EVENT_TYPES,
   tables: ['access_users', 'access_tokens', 'access_integrations', 'access_datasources'],
   migrationsDir: path.join(__dirname, 'migrations'),
@@ -50,6 +53,14 @@ export const accessProjection: Projection = {
         case USER_UNLOCKED:
           await tx.query('UPDATE access_users SET consecutive_failures = 0 WHERE user_id = $1', [(e.data as { user_id: string }).user_id]);
           break;
+        case USER_DELETED: {
+          // Its tokens are refused with it, in the same transaction: the AccessTokenRevoked events the
+          // deletion appends next find them revoked already (and a token of a later user of the name stays dead).
+          const d = e.data as UserDeleted;
+          await tx.query('DELETE FROM access_users WHERE user_id = $1', [d.user_id]);
+          await tx.query(`UPDATE access_tokens SET revoked_at = $2, revoked_by = $3 WHERE owner_id = 'users/' || $1 AND revoked_at IS NULL`, [d.user_id, d.at, d.by]);
+          break;
+        }
         case ACCESS_TOKEN_CREATED: {
           const d = e.data as AccessTokenCreated;
           await tx.query(

@@ -146,6 +146,23 @@ export async function activeTokenIds(read: ReadDeps, ownerId: string): Promise<s
   return rows.map((r) => r.token_id);
 }
 
+/** A user as operators list them (never a password hash or TOTP secret: the read model has none). */
+export interface UserListed {
+  user_id: string;
+  username: string;
+  roles: Role[];
+  totp: boolean;
+  /** Failed logins in a row; the account is locked from MDS_LOGIN_LOCKOUT_FAILURES on. */
+  failed_logins: number;
+  created_at: string;
+}
+
+/** Every user, oldest first. */
+export async function listUsers(pool: Pool): Promise<UserListed[]> {
+  const { rows } = await pool.query('SELECT user_id, username, roles, totp, consecutive_failures, created_at FROM access_users ORDER BY created_at, username');
+  return rows.map((r) => ({ user_id: r.user_id, username: r.username, roles: r.roles, totp: r.totp, failed_logins: r.consecutive_failures, created_at: iso(r.created_at)! }));
+}
+
 export async function countUsers(pool: Pool): Promise<number> {
   const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM access_users');
   return rows[0].n;

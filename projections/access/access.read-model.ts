@@ -10,6 +10,7 @@ import {
   listAccessTokens,
   listDatasources,
   listIntegrations,
+  listUsers,
 } from './access.queries';
 
 export const ACCESS_READ_MODEL = Symbol('AccessReadModel');
@@ -41,6 +42,10 @@ export class AccessReadModel {
 
   countUsers() {
     return countUsers(this.read.pool);
+  }
+
+  listUsers() {
+    return listUsers(this.read.pool);
   }
 
   listDatasources(options: Parameters<typeof listDatasources>[1] = {}) {

@@ -1,6 +1,7 @@
 import { customersProjection, eventsProjection, productsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
-import { seedUserToken, startTestApi, unstamped, type TestApi } from '../support/api';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { unstamped } from '../support/records';
 
 type Json = Record<string, any>;
 

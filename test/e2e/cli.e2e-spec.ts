@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { hashAccessToken, isWellFormedToken } from '#mds/access';
+import { hashAccessToken, IssueTokenWithPasswordCommand, IssueTokenWithPasswordHandler, isWellFormedToken, USER_PASSWORD_CHANGED, userIdFor, userStream } from '#mds/access';
+import { SecretBox } from '#mds/platform';
 import { accessProjection, findTokenByHash, Projector, PROJECTIONS, waitForProjection } from '#mds/projections';
 import { streamsProjection } from '#mds/projections';
 import { openTestRuntime, type TestRuntime } from '../support/runtime';
@@ -47,6 +48,63 @@ describe('mds CLI: users and tokens', () => {
     expect((await runCli(['users', 'unlock', 'ada'], env)).stdout).toMatch(/unlocked ada \(0 failed logins forgotten\)/);
     expect((await runCli(['users', 'unlock', 'nobody'], env)).stderr).toMatch(/no user "nobody"/);
   }, 90_000);
+
+  it('lists users, sets passwords (sealed in the log), deletes users but not the last superuser, and names token owners', async () => {
+    const user = (name: string, role: string) => runCli(['users', 'create', name, '--role', role], { ...env, MDS_USER_PASSWORD: 'the first password' });
+    expect((await user('root', 'superuser')).code).toBe(0);
+    expect((await user('bob', 'staff')).code).toBe(0);
+    const bobToken = (await runCli(['tokens', 'create', '--user', 'bob', '--name', 'laptop'], env)).stdout.trim();
+    const bob = userIdFor('bob');
+    const projector = new Projector(rt.runnerDeps(), rt.projections);
+    await projector.start();
+    try {
+      const table = await runCli(['users', 'list'], env);
+      expect([table.code, table.stderr]).toEqual([0, '']);
+      const rows = table.stdout.trim().split('\n').map((l) => l.split(/\s{2,}/));
+      expect(rows[0]).toEqual(['USERNAME', 'ROLES', 'TOTP', 'LOCKED', 'CREATED']);
+      expect(rows.slice(1).map((r) => r.slice(0, 4))).toEqual([
+        ['ada', 'admin,auditor', 'off', 'no'],
+        ['grace', 'staff', 'on', 'no'],
+        ['root', 'superuser', 'off', 'no'],
+        ['bob', 'staff', 'off', 'no'],
+      ]);
+      const json = (await runCli(['users', 'list', '--json'], env)).stdout.trim().split('\n').map((l) => JSON.parse(l));
+      expect(json[3]).toEqual({ user_id: bob, username: 'bob', roles: ['staff'], totp: false, failed_logins: 0, locked: false, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+
+      const tokens = await runCli(['tokens', 'list'], env);
+      expect(tokens.stdout).toMatch(new RegExp(`users/${bob} \\(bob\\)\\s+laptop`));
+
+      // A new password: in the log only as a sealed hash; logins take it, not the old one.
+      const set = await runCli(['users', 'set-password', 'bob', '--password-stdin'], env, 60_000, 'the second password\n');
+      expect([set.code, set.stdout]).toEqual([0, 'changed the password of bob; logins need the new one from now on\n']);
+      const [changed] = (await rt.store.readStream(userStream(bob))).filter((e) => e.type === USER_PASSWORD_CHANGED);
+      expect(Object.keys(changed.data as object).sort()).toEqual(['at', 'by', 'password_hash_sealed', 'user_id']);
+      expect(JSON.stringify(changed.data)).not.toMatch(/scrypt|second password/);
+      const login = (password: string) =>
+        new IssueTokenWithPasswordHandler(rt.store, { ...rt.accessDeps, secrets: new SecretBox(Buffer.from('b'.repeat(64), 'hex')) }).execute(new IssueTokenWithPasswordCommand('bob', password, undefined, {}));
+      await expect(login('the first password')).rejects.toMatchObject({ status: 401 });
+      const loggedIn = await login('the second password');
+      expect(loggedIn.access_token.owner_id).toBe(`users/${bob}`);
+      const refused = async (args: string[], input?: string) => {
+        const r = await runCli(args, { ...env, MDS_USER_PASSWORD: '' }, 60_000, input);
+        return [r.code, r.stderr.trim()];
+      };
+      expect(await refused(['users', 'set-password', 'bob', '--password-stdin'], 'short\n')).toEqual([1, 'mds: password must be 8 to 1024 characters']);
+      expect(await refused(['users', 'set-password', 'nobody', '--password-stdin'], 'a long password\n')).toEqual([1, 'mds: no user "nobody"']);
+      expect(await refused(['users', 'set-password', 'bob'])).toEqual([1, 'mds: give the password with --password-stdin or MDS_USER_PASSWORD']);
+
+      expect(await refused(['users', 'delete', 'root'])).toEqual([1, 'mds: "root" is the last superuser: create another one first (mds users create <username> --role superuser)']);
+      const deleted = await runCli(['users', 'delete', 'bob'], env);
+      expect([deleted.code, deleted.stdout]).toEqual([0, `deleted user bob (users/${bob}), 2 token(s) revoked; every API process refuses their tokens from now on\n`]);
+      for (const token of [bobToken, loggedIn.access_token.token]) expect(await findTokenByHash(rt.pool, hashAccessToken(token))).toMatchObject({ ownerExists: false, revoked: true });
+      expect(await refused(['users', 'delete', 'bob'])).toEqual([1, 'mds: no user "bob"']);
+      expect((await runCli(['users', 'list'], env)).stdout).not.toMatch(/^bob /m);
+      const all = await runCli(['tokens', 'list', '--all'], env);
+      expect(all.stdout).toMatch(new RegExp(`users/${bob} \\(deleted user\\)\\s+laptop.* by cli$`, 'm'));
+    } finally {
+      await projector.stop();
+    }
+  }, 120_000);
 });
 
 describe('mds CLI', () => {
@@ -91,7 +149,8 @@ describe('mds CLI', () => {
     expect(statuses(before.stdout).map((s) => s.name)).toEqual(PROJECTIONS.map((p) => p.name));
     // Lag in events on PostgreSQL (positions are dense there), a distance in bytes on EventStoreDB.
     const head = await rt.store.headPosition();
-    expect(statuses(before.stdout)[0]).toMatchObject({ name: 'streams', version: 1, checkpoint: 0, lag: head });
+    // In the API's snake_case, with null for what is not there yet.
+    expect(statuses(before.stdout)[0]).toEqual({ name: 'streams', version: 1, generation: null, live_version: null, checkpoint: 0, lag: head, building: null });
 
     const projector = new Projector(rt.runnerDeps(), rt.projections);
     await projector.start();
@@ -108,7 +167,7 @@ describe('mds CLI', () => {
     expect(rebuild.stdout).toMatch(/rebuilt streams: generation 2 is live \(generation 1 retired\); 1500 events in [\d.]+ s \(\d+ events\/s\)/);
 
     const after = await runCli(['projections', 'list', '--json'], env);
-    expect(statuses(after.stdout)[0]).toMatchObject({ name: 'streams', generation: 2, checkpoint: head, lag: 0 });
+    expect(statuses(after.stdout)[0]).toEqual({ name: 'streams', version: 1, generation: 2, live_version: 1, checkpoint: head, lag: 0, building: null });
     const rows = (await rt.pool.query('SELECT stream, event_count FROM streams ORDER BY stream')).rows;
     expect(rows).toEqual([
       { stream: 'customer-0', event_count: 500 },
@@ -137,7 +196,7 @@ describe('mds without the service', () => {
   }
   const service = (modules: string[]) => modules.filter((m) => /node_modules\/(@nestjs|pg|fastify|@eventstore|pino)\/|dist\/(libs|projections)\/|dist\/apps\/(api|outlet-worker)\//.test(m));
 
-  it.each([[['--help']], [['users', '--help']], [['events', 'read', '--limit', 'many']], [['nope']]])('answers mds %j without loading the service (Nest, pg, the runtime, projections)', (args) => {
+  it.each([[['--help']], [['users', '--help']], [['users', 'delete', '--help']], [['events', 'read', '--limit', 'many']], [['nope']]])('answers mds %j without loading the service (Nest, pg, the runtime, projections)', (args) => {
     const { modules, out } = loaded(args);
     expect(out).not.toBe('');
     expect(service(modules)).toEqual([]);

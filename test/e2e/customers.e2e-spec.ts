@@ -1,7 +1,8 @@
 import { CUSTOMERS_IMPORTED, customerMergeModel } from '#mds/customers';
 import { customerHistory, customersMerge, customersProjection, customerView, rebuildProjection, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
-import { seedUserToken, stamped, startTestApi, type TestApi } from '../support/api';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { stamped } from '../support/records';
 import { seededRandom } from '../support/random';
 
 // Twice: as the service runs (set-based waves), and with every page that repeats an identifier applied one

@@ -1,6 +1,7 @@
 import { customersProjection, eventsProjection, productsProjection, rebuildProjection, salesProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
-import { seedUserToken, startTestApi, unstamped, type TestApi } from '../support/api';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { unstamped } from '../support/records';
 import { followPages } from '../support/paging';
 
 type Json = Record<string, any>;

@@ -1,6 +1,7 @@
 import { customersProjection, productsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
-import { seedUserToken, stamped, startTestApi, type TestApi } from '../support/api';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { stamped } from '../support/records';
 
 describe('legacy client paths: integrations by {name}, datasources and imports through them', () => {
   let api: TestApi;

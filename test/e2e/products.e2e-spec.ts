@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { productsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
-import { seedUserToken, startTestApi, unstamped, type TestApi } from '../support/api';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { unstamped } from '../support/records';
 import { followPages } from '../support/paging';
 
 describe('product import and retrieval over HTTP', () => {

@@ -1,6 +1,7 @@
 import { shopsProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
-import { seedUserToken, stamped, startTestApi, unstamped, type TestApi } from '../support/api';
+import { seedUserToken, startTestApi, type TestApi } from '../support/api';
+import { stamped, unstamped } from '../support/records';
 import { followPages } from '../support/paging';
 
 describe('shops, settings and the import-run pattern over HTTP', () => {

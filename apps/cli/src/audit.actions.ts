@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as readline from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { InvalidArgumentError } from 'commander';
-import { readPublicKey } from '#mds/platform';
+import { fixTimestampsInJson, readPublicKey } from '#mds/platform';
 import {
   appendCheckpoint,
   exportLines,
@@ -50,7 +50,8 @@ export function query(datatype: string, opts: { schema?: string; limit: number; 
       }
     };
     const records = opts.schema ? await withReplaySchema(runtime.pool, opts.schema, page) : await page(runtime.pool);
-    process.stdout.write(`${JSON.stringify({ [datatype]: records, count: records.length })}\n`);
+    // Timestamps as the API answers them, so a replayed read model compares with the live one.
+    process.stdout.write(`${fixTimestampsInJson(JSON.stringify({ [datatype]: records, count: records.length }))}\n`);
   });
 }
 

@@ -8,6 +8,7 @@ import { createLogger, loadConfig } from '#mds/platform';
 import {
   ACCESS_READ_MODEL,
   CUSTOMERS_READ_MODEL,
+  ProjectionTimeoutError,
   READ_MODEL_PROGRESS,
   ReadModelsModule,
   SETTINGS_READ_MODEL,
@@ -45,6 +46,26 @@ export interface CliContext {
   customers: CustomersReadModel;
   settings: SettingsReadModel;
   progress: ReadModelProgress;
+  /** MDS_LOGIN_LOCKOUT_FAILURES: failed logins in a row that lock an account. */
+  lockoutFailures: number;
+}
+
+/** Waits until the access read model has everything up to `position`; false when no projector got there in time. */
+export async function accessAt(progress: ReadModelProgress, position: number, timeoutS: number): Promise<boolean> {
+  try {
+    await progress.reached('access', position, timeoutS * 1000);
+    return true;
+  } catch (err) {
+    if (err instanceof ProjectionTimeoutError) return false;
+    throw err;
+  }
+}
+
+/** Waits for the access read model to catch up with the log before a listing; says so when it did not. */
+export async function accessCaughtUp(progress: ReadModelProgress, timeoutS: number): Promise<void> {
+  if (!(await accessAt(progress, await progress.head(), timeoutS))) {
+    process.stderr.write(`the access read model is behind the log (is a projector running?): the latest changes may be missing\n`);
+  }
 }
 
 /** Runs `fn` with a Nest application context of the contexts the CLI writes to, and the query classes it reads. */
@@ -58,6 +79,7 @@ export function withCommands<T>(fn: (cli: CliContext) => Promise<T>): Promise<T>
         customers: app.get(CUSTOMERS_READ_MODEL),
         settings: app.get(SETTINGS_READ_MODEL),
         progress: app.get(READ_MODEL_PROGRESS),
+        lockoutFailures: runtime.accessDeps.lockoutFailures,
       });
     } finally {
       await app.close();

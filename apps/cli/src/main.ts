@@ -4,13 +4,13 @@ import { collect, positiveInt } from './args';
 import { auditCommands, queryCommand, replayCommand } from './audit';
 import { customersCommands } from './customers';
 import { tokensCommands } from './tokens';
+import { usersCommands } from './users';
 
 // The command definitions only: each action loads what it runs on (the runtime, Nest, the projections)
 // when it runs, so `mds --help` and argument errors answer without loading the service.
 
 const serve = (...parts: Array<'api' | 'projector' | 'outlet-worker'>) => async () => (await import('./serve')).serve(parts);
 const projections = () => import('./projections.actions');
-const users = () => import('./users.actions');
 
 export function buildCli(): Command {
   const program = new Command('mds').description('Marketing Data Service: run the service and operate its event log and read models');
@@ -40,19 +40,7 @@ export function buildCli(): Command {
     .description('apply the parked events of a projection again (after an upgrade fixed the cause); exits 1 while any stays parked')
     .action(async (name: string) => (await projections()).retry(name));
 
-  const user = program.command('users').description('user accounts (passwords are stored as scrypt hashes only)');
-  user
-    .command('create <username>')
-    .description('create a user; the password comes from MDS_USER_PASSWORD or, with --password-stdin, from standard input')
-    .option('--role <role>', 'superuser, admin, staff or auditor (repeatable)', collect)
-    .option('--password-stdin', 'read the password from standard input')
-    .option('--totp', 'turn on two-factor authentication: prints the new TOTP secret once')
-    .action(async (username: string, opts: { role?: string[]; passwordStdin?: boolean; totp?: boolean }) => (await users()).createUser(username, opts));
-  user
-    .command('unlock <username>')
-    .description('reset the failed-login counter of a locked account')
-    .action(async (username: string) => (await users()).unlockUser(username));
-
+  usersCommands(program.command('users').description('user accounts (passwords are stored as scrypt hashes only)'));
   tokensCommands(program.command('tokens').description('access tokens'));
 
   const events = program.command('events').description('the event log');

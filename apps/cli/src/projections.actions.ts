@@ -1,5 +1,6 @@
+import { fixTimestampsInJson } from '#mds/platform';
 import { InvalidArgumentError } from 'commander';
-import { listParked, projectionStatuses, rebuildProjection, retryParked, type Projection, type RebuildProgress } from '#mds/projections';
+import { listParked, projectionStatuses, rebuildProjection, retryParked, type Projection, type ProjectionStatus, type RebuildProgress } from '#mds/projections';
 import { printTable } from './args';
 import { withRuntime } from './cli-context';
 import { progressPrinter, type Progress } from './progress';
@@ -10,11 +11,22 @@ function projectionNamed(all: Projection[], name: string): Projection {
   return projection;
 }
 
+/** A projection's status as JSON, in the API's snake_case; what is not there (no live generation, no rebuild) is null. */
+const statusJson = (s: ProjectionStatus) => ({
+  name: s.name,
+  version: s.version,
+  generation: s.generation ?? null,
+  live_version: s.liveVersion ?? null,
+  checkpoint: s.checkpoint,
+  lag: s.lag,
+  building: s.building ?? null,
+});
+
 export function listProjections(opts: { json?: boolean }): Promise<void> {
   return withRuntime(async (runtime) => {
     const statuses = await projectionStatuses(runtime.pool, runtime.store, runtime.projections);
     if (opts.json) {
-      for (const s of statuses) process.stdout.write(`${JSON.stringify(s)}\n`);
+      for (const s of statuses) process.stdout.write(`${JSON.stringify(statusJson(s))}\n`);
       return;
     }
     const rows = [['NAME', 'VERSION', 'GENERATION', 'CHECKPOINT', 'LAG', 'REBUILDING']];
@@ -54,7 +66,7 @@ export function parked(name: string | undefined, opts: { json?: boolean }): Prom
     if (name !== undefined) projectionNamed(runtime.projections, name);
     const parked = await listParked(runtime.pool, name);
     if (opts.json) {
-      for (const p of parked) process.stdout.write(`${JSON.stringify(p)}\n`);
+      for (const p of parked) process.stdout.write(`${fixTimestampsInJson(JSON.stringify(p))}\n`);
       return;
     }
     if (parked.length === 0) {

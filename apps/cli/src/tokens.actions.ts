@@ -1,20 +1,9 @@
 import { InvalidArgumentError } from 'commander';
 import { CLI_ACTOR, CreateUserTokenCommand, RevokeAccessTokenCommand, userIdFor, type MintedToken } from '#mds/access';
-import { AppError } from '#mds/platform';
-import { ProjectionTimeoutError, type AccessTokenListed, type ReadModelProgress } from '#mds/projections';
+import { AppError, fixTimestampsInJson } from '#mds/platform';
+import type { AccessTokenListed } from '#mds/projections';
 import { printTable } from './args';
-import { withCommands } from './cli-context';
-
-/** Waits until the access read model has everything up to `position`; false when no projector got there in time. */
-async function accessAt(progress: ReadModelProgress, position: number, timeoutS: number): Promise<boolean> {
-  try {
-    await progress.reached('access', position, timeoutS * 1000);
-    return true;
-  } catch (err) {
-    if (err instanceof ProjectionTimeoutError) return false;
-    throw err;
-  }
-}
+import { accessAt, accessCaughtUp, withCommands } from './cli-context';
 
 export function createToken(opts: { user: string; name: string; scope?: string[] }): Promise<void> {
   const scopes = (opts.scope ?? []).map((s) => {
@@ -31,9 +20,7 @@ export function createToken(opts: { user: string; name: string; scope?: string[]
 export function listTokens(opts: { json?: boolean; user?: string; owner?: string; all?: boolean; timeout: number }): Promise<void> {
   if (opts.user && opts.owner) throw new InvalidArgumentError('give --user or --owner, not both');
   return withCommands(async ({ access, progress }) => {
-    if (!(await accessAt(progress, await progress.head(), opts.timeout))) {
-      process.stderr.write(`the access read model is behind the log (is a projector running?): the latest changes may be missing\n`);
-    }
+    await accessCaughtUp(progress, opts.timeout);
     const ownerId = opts.user ? `users/${userIdFor(opts.user)}` : opts.owner;
     const all: AccessTokenListed[] = [];
     for (let after: number | null = 0; after !== null; ) {
@@ -42,12 +29,18 @@ export function listTokens(opts: { json?: boolean; user?: string; owner?: string
       after = page.next;
     }
     if (opts.json) {
-      for (const t of all) process.stdout.write(`${JSON.stringify(t)}\n`);
+      for (const t of all) process.stdout.write(`${fixTimestampsInJson(JSON.stringify(t))}\n`);
       return;
     }
+    // Owners by name: a user's username (none once deleted), an integration's name.
+    const names = new Map<string, string>([
+      ...(await access.listUsers()).map((u): [string, string] => [`users/${u.user_id}`, u.username]),
+      ...(await access.listIntegrations()).map((i): [string, string] => [`integrations/${i.id}`, i.name]),
+    ]);
+    const owner = (ownerId: string) => `${ownerId} (${names.get(ownerId) ?? (ownerId.startsWith('users/') ? 'deleted user' : 'unknown')})`;
     const rows = [['ID', 'OWNER', 'NAME', 'HINT', 'CREATED', 'LAST USED', 'EXPIRES', ...(opts.all ? ['REVOKED'] : [])]];
     for (const t of all) {
-      rows.push([t.id, t.owner_id, t.name || '-', t.hint, t.created_at, t.last_used_at ?? '-', t.expires_at ?? '-', ...(opts.all ? [t.revoked_at ? `${t.revoked_at} by ${t.revoked_by}` : '-'] : [])]);
+      rows.push([t.id, owner(t.owner_id), t.name || '-', t.hint, t.created_at, t.last_used_at ?? '-', t.expires_at ?? '-', ...(opts.all ? [t.revoked_at ? `${t.revoked_at} by ${t.revoked_by}` : '-'] : [])]);
     }
     printTable(rows);
   });

@@ -8,6 +8,10 @@ export const USER_CREATED_SCHEMA = 2;
 export const USER_LOGIN_FAILED = 'UserLoginFailed';
 export const USER_AUTHENTICATED = 'UserAuthenticated';
 export const USER_UNLOCKED = 'UserUnlocked';
+/** A new password (its scrypt hash sealed, as in UserCreated); appended to the user's stream. */
+export const USER_PASSWORD_CHANGED = 'UserPasswordChanged';
+/** The user is gone: no login, no new token; their tokens are revoked (reason `user_deleted`). */
+export const USER_DELETED = 'UserDeleted';
 export const ACCESS_TOKEN_CREATED = 'AccessTokenCreated';
 export const INTEGRATION_CREATED = 'IntegrationCreated';
 /** A datasource of an integration (legacy plugins import through one); appended to the integration's stream. */
@@ -24,6 +28,8 @@ export const ACCESS_EVENT_TYPES = [
   USER_LOGIN_FAILED,
   USER_AUTHENTICATED,
   USER_UNLOCKED,
+  USER_PASSWORD_CHANGED,
+  USER_DELETED,
   ACCESS_TOKEN_CREATED,
   INTEGRATION_CREATED,
   DATASOURCE_CREATED,
@@ -67,6 +73,21 @@ export interface UserUnlocked {
   at: string;
 }
 
+export interface UserPasswordChanged {
+  user_id: string;
+  /** The new password's scrypt hash, sealed with the service's secret key (never in clear, as in UserCreated). */
+  password_hash_sealed: string;
+  by: string;
+  at: string;
+}
+
+export interface UserDeleted {
+  user_id: string;
+  username: string;
+  by: string;
+  at: string;
+}
+
 export interface AccessTokenCreated {
   token_id: string;
   owner_id: string;
@@ -87,8 +108,11 @@ export interface AccessTokenRevoked {
   owner_id: string;
   /** Who revoked it: `users/<id>`, `integrations/<id>` or `cli`. */
   revoked_by: string;
-  /** `revoked`: by DELETE /api/access-tokens/{id}/ or `mds tokens revoke`; `integration_disabled`: its integration was. */
-  reason: 'revoked' | 'integration_disabled';
+  /**
+   * `revoked`: by DELETE /api/access-tokens/{id}/ or `mds tokens revoke`; `integration_disabled`: its
+   * integration was; `user_deleted`: its user was (`mds users delete`).
+   */
+  reason: 'revoked' | 'integration_disabled' | 'user_deleted';
   at: string;
 }
 
@@ -135,7 +159,9 @@ export type UserEvent =
   | { type: typeof USER_CREATED; data: UserCreated }
   | { type: typeof USER_LOGIN_FAILED; data: UserLoginFailed }
   | { type: typeof USER_AUTHENTICATED; data: UserAuthenticated }
-  | { type: typeof USER_UNLOCKED; data: UserUnlocked };
+  | { type: typeof USER_UNLOCKED; data: UserUnlocked }
+  | { type: typeof USER_PASSWORD_CHANGED; data: UserPasswordChanged }
+  | { type: typeof USER_DELETED; data: UserDeleted };
 
 export type TokenEvent =
   | { type: typeof ACCESS_TOKEN_CREATED; data: AccessTokenCreated }

@@ -7,6 +7,8 @@ import { CreateIntegrationHandler } from './create-integration/create-integratio
 import { CreateUserHandler } from './create-user/create-user.handler';
 import { CreateUserTokenHandler } from './create-user-token/create-user-token.handler';
 import { UnlockUserHandler } from './unlock-user/unlock-user.handler';
+import { ChangeUserPasswordHandler } from './change-user-password/change-user-password.handler';
+import { DeleteUserHandler } from './delete-user/delete-user.handler';
 import { ChangeIntegrationHandler } from './change-integration/change-integration.handler';
 import { RecordTokenUseHandler } from './record-token-use/record-token-use.handler';
 import { RevokeAccessTokenHandler } from './revoke-access-token/revoke-access-token.handler';
@@ -22,6 +24,8 @@ import { RevokeAccessTokenHandler } from './revoke-access-token/revoke-access-to
     CreateIntegrationHandler,
     CreateDatasourceHandler,
     UnlockUserHandler,
+    ChangeUserPasswordHandler,
+    DeleteUserHandler,
     RevokeAccessTokenHandler,
     RecordTokenUseHandler,
     ChangeIntegrationHandler,

@@ -1,5 +1,5 @@
 import type { EventStore } from '#mds/event-store';
-import { integrationStream, tokenStream, userStream, type IntegrationEvent, type TokenEvent, type UserEvent } from './access.events';
+import { integrationStream, tokenStream, USER_CREATED, USER_DELETED, userStream, type IntegrationEvent, type TokenEvent, type UserCreated, type UserEvent } from './access.events';
 import { evolveIntegration, initialIntegrationState, type IntegrationState } from './integration.decider';
 import { evolveToken, initialTokenState, type TokenState } from './token.decider';
 import { evolveUser, initialUserState, type UserState } from './user.decider';
@@ -33,3 +33,21 @@ export const loadToken = async (store: EventStore, tokenId: string): Promise<Loa
 
 export const loadIntegration = async (store: EventStore, integrationId: string): Promise<Loaded<IntegrationState>> =>
   ID.test(integrationId) ? loadState<IntegrationState, IntegrationEvent>(store, integrationStream(integrationId), evolveIntegration, initialIntegrationState) : none(initialIntegrationState);
+
+/**
+ * The ids of the users who hold the superuser role now: every UserCreated with it, less the users
+ * deleted since. Read from the log by type (users are few), so a deletion just made counts at once.
+ */
+export async function loadSuperusers(store: EventStore): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (let after = 0; ; ) {
+    const page = await store.readAll({ after, limit: 1000, filter: { types: [USER_CREATED, USER_DELETED] } });
+    for (const e of page.events) {
+      const { user_id: id, roles } = e.data as Partial<UserCreated> & { user_id: string };
+      if (e.type === USER_CREATED && roles?.includes('superuser')) ids.add(id);
+      else ids.delete(id);
+    }
+    if (page.position === after) return ids;
+    after = page.position;
+  }
+}

@@ -5,7 +5,7 @@ export * from './scopes';
 export * from './user.decider';
 export * from './token.decider';
 export * from './integration.decider';
-export { loadIntegration, loadToken, loadUser } from './access.streams';
+export { loadIntegration, loadSuperusers, loadToken, loadUser } from './access.streams';
 export { generateAccessToken, hashAccessToken, isWellFormedToken, tokenHint, TOKEN_PREFIX } from './credentials/access-token';
 export { hashPassword, verifyPassword } from './credentials/password';
 export { generateTotpSecret, matchTotp, otpauthUrl, totpCode, totpStep } from './credentials/totp';
@@ -22,6 +22,10 @@ export { CreateUserTokenCommand } from './create-user-token/create-user-token.co
 export { CreateUserTokenHandler } from './create-user-token/create-user-token.handler';
 export { UnlockUserCommand } from './unlock-user/unlock-user.command';
 export { UnlockUserHandler } from './unlock-user/unlock-user.handler';
+export { ChangeUserPasswordCommand } from './change-user-password/change-user-password.command';
+export { ChangeUserPasswordHandler, type ChangedPassword } from './change-user-password/change-user-password.handler';
+export { DeleteUserCommand } from './delete-user/delete-user.command';
+export { DeleteUserHandler, type DeletedUser } from './delete-user/delete-user.handler';
 
 export { CreateDatasourceCommand } from './create-datasource/create-datasource.command';
 export { CreateDatasourceHandler, datasourceView, type DatasourceView } from './create-datasource/create-datasource.handler';

@@ -1,7 +1,11 @@
+import { conflict, forbidden, invalidRequest, notFound } from '#mds/platform';
+import type { AccessActor } from './access.deps';
 import {
   USER_AUTHENTICATED,
   USER_CREATED,
+  USER_DELETED,
   USER_LOGIN_FAILED,
+  USER_PASSWORD_CHANGED,
   USER_UNLOCKED,
   type UserEvent,
 } from './access.events';
@@ -41,7 +45,30 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
       return { ...state, consecutiveFailures: 0, lastTotpStep: event.data.totp_step ?? state.lastTotpStep };
     case USER_UNLOCKED:
       return { ...state, consecutiveFailures: 0 };
+    case USER_PASSWORD_CHANGED:
+      return { ...state, passwordHashSealed: event.data.password_hash_sealed };
+    case USER_DELETED:
+      // Nothing of the user is left: the username may be created again, afresh.
+      return initialUserState;
   }
+}
+
+/** A password: 8 to 1024 characters (scrypt takes any length; the cap bounds the work of a request). */
+export function checkPassword(password: unknown): asserts password is string {
+  if (typeof password !== 'string' || password.length < 8 || password.length > 1024) throw invalidRequest('password must be 8 to 1024 characters');
+}
+
+/**
+ * Deleting a user: by an operator who manages access; not an unknown (or deleted) user; not the last
+ * superuser (`superusers`: the ids of every user with that role now), so someone can still manage everything.
+ */
+export function decideDelete(state: UserState, username: string, by: AccessActor, superusers: ReadonlySet<string>, at: string): UserEvent[] {
+  if (!by.manages) throw forbidden('Users are deleted by an admin');
+  if (!state.exists || !state.userId) throw notFound(`no user "${username}"`);
+  if (state.roles.includes('superuser') && ![...superusers].some((id) => id !== state.userId)) {
+    throw conflict(`"${state.username}" is the last superuser: create another one first (mds users create <username> --role superuser)`);
+  }
+  return [{ type: USER_DELETED, data: { user_id: state.userId, username: state.username!, by: by.actor, at } }];
 }
 
 export function isLocked(state: UserState, limit = LOCKOUT_AFTER_FAILURES): boolean {

@@ -1,0 +1,7 @@
+export class ChangeUserPasswordCommand {
+  constructor(
+    readonly username: string,
+    readonly password: string,
+    readonly actor = 'system',
+  ) {}
+}
