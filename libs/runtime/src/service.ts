@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import { createLogger, loadConfig, prettyDestination, type AppConfig } from '#mds/platform';
 import { Projector } from '#mds/projections';
 import { banner } from './banner';
@@ -30,12 +31,38 @@ export const PROJECTOR_PART: ServicePart = {
 // The API last: it says it listens once everything behind it runs.
 const START_ORDER: PartName[] = ['projector', 'outlet-worker', 'api'];
 
-/** Runs the given parts in this process until SIGINT/SIGTERM, then stops them in reverse order. */
+/** Why the API could not listen on PORT, in a line that says what to do; undefined for other errors. */
+export function listenRefusal(err: unknown, port: number): string | undefined {
+  const code = (err as { code?: string } | null)?.code;
+  if (code === 'EADDRINUSE') return `port ${port} is in use (set PORT to another)`;
+  if (code === 'EACCES') return `port ${port} needs privileges this user lacks (set PORT to another, above 1023)`;
+  return undefined;
+}
+
+/** Binds PORT for a moment: refused, the start stops before it boots a database for nothing. */
+function checkPort(port: number, host: string): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err) => reject(new Error(listenRefusal(err, port) ?? `cannot listen on ${host}:${port}: ${err.message}`)));
+    probe.listen({ port, host }, () => probe.close(() => resolve()));
+  });
+}
+
+/**
+ * Runs the given parts in this process until SIGINT/SIGTERM, then stops them in reverse order. A PORT
+ * the API cannot listen on rejects before anything starts (the CLI prints it as one line).
+ */
 export async function runService(parts: ServicePart[], config: AppConfig = loadConfig()): Promise<void> {
   const names = parts.map((p) => p.name);
+  if (names.includes('api')) await checkPort(config.port, config.host);
   const logger = createLogger(config.logLevel, 'mds', config.logFormat === 'pretty' ? prettyDestination() : undefined);
   const started = Date.now();
-  const runtime = await openRuntime(config, { logger, role: parts.length > 1 ? 'all' : names[0] });
+  // This process stops the embedded PostgreSQL itself, last, so Ctrl-C is not passed on to it. The
+  // handlers are in place before it boots; a signal while the service starts waits for the start
+  // (no part may be left running on a closed pool), then stops what started.
+  const opening = openRuntime(config, { logger, role: parts.length > 1 ? 'all' : names[0], handlesSignals: true });
+  let starting: Promise<unknown> = Promise.resolve();
   const stops: Array<() => Promise<unknown>> = [];
   let stopping = false;
   const shutdown = async (signal: string, exitCode = 0) => {
@@ -47,21 +74,30 @@ export async function runService(parts: ServicePart[], config: AppConfig = loadC
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
+    const opened = await opening.catch(() => undefined);
+    await starting.catch(() => undefined);
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err: (err as Error).message }, 'stop failed'));
-    await runtime.close().catch((err) => logger.error({ err: (err as Error).message }, 'closing the runtime failed'));
+    await opened?.close().catch((err) => logger.error({ err: (err as Error).message }, 'closing the runtime failed'));
     logger.info('stopped');
     process.exit(exitCode);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  try {
+  const runtime = await opening;
+  const startParts = async (): Promise<number | undefined> => {
     await bootstrapAdmin(runtime);
     let port: number | undefined;
     for (const part of [...parts].sort((a, b) => START_ORDER.indexOf(a.name) - START_ORDER.indexOf(b.name))) {
+      if (stopping) break;
       const running = await part.start(runtime);
       stops.push(() => running.stop());
       port = running.port ?? port;
     }
+    return port;
+  };
+  try {
+    const port = await (starting = startParts());
+    if (stopping) return;
     if (port !== undefined) {
       // For a person at a terminal: what runs where, and how to begin, written with the line saying it
       // listens (nothing comes between them).
@@ -72,7 +108,11 @@ export async function runService(parts: ServicePart[], config: AppConfig = loadC
       logger.info({ parts: names, ms: Date.now() - started }, 'running');
     }
   } catch (err) {
-    logger.error({ err: (err as Error).message }, 'start failed');
+    if (stopping) return;
+    // Taken since the check above (another process was quicker): the same one line, then it stops.
+    const refusal = listenRefusal(err, config.port);
+    if (refusal) process.stderr.write(`mds: ${refusal}\n`);
+    else logger.error({ err: (err as Error).message }, 'start failed');
     await shutdown('start failure', 1);
   }
 }
