@@ -348,6 +348,8 @@ export async function rebuildProjection(
         if (!(err instanceof PersonalDataChanged) || attempt >= 20) throw err;
       }
     }
+    // The switch caught up under its lock, past the head read before it: that is the head now.
+    head = Math.max(head, gen.checkpoint);
     report(true);
     await dropRetiredGenerations(deps.pool, projection.name);
     return { generation: gen.generation, retired, events, seconds: (Date.now() - started) / 1000 };

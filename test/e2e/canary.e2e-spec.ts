@@ -38,9 +38,9 @@ describe('canaries: nothing secret lasts, nothing personal outlives forgetting',
   };
   const person = {
     external_id: 'CANARY-1', email: 'Canary.Person@example.org', phone_number: '+358 40 765 4321', first_name: 'Canarius', last_name: 'Birdsong',
-    street_address: 'Yellow Wing Road 12', city: 'Tweetville', zip_code: '99871', birth_date: '1977-07-07', cb_token: 'cb-canary-4411',
+    street_address: 'Yellow Wing Road 12', city: 'Tweetville', zip_code: 'TW9 7QX', birth_date: '1977-07-07', cb_token: 'cb-canary-4411',
   };
-  const personal = ['canary.person', '765 4321', '407654321', 'Canarius', 'Birdsong', 'Yellow Wing', 'Tweetville', '99871', '1977-07-07', 'cb-canary-4411'];
+  const personal = ['canary.person', '765 4321', '407654321', 'Canarius', 'Birdsong', 'Yellow Wing', 'Tweetville', 'TW9 7QX', '1977-07-07', 'cb-canary-4411'];
 
   const call = (token: string, method: string, path: string, body?: unknown) =>
     api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
