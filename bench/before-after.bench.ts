@@ -28,7 +28,7 @@ const customer = (rep: number, n: number) => ({
 });
 
 /** A worktree of `ref` in a temporary folder, built with this checkout's node_modules. */
-function buildBefore(ref: string): { root: string; commit: string; remove(): void } {
+export function buildBefore(ref: string): { root: string; commit: string; remove(): void } {
   const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-before-'));
   execFileSync('git', ['worktree', 'add', '--detach', root, commit], { cwd: ROOT, stdio: 'ignore' });
@@ -80,7 +80,9 @@ async function main() {
   console.log(`\nEach run (before / after): ${figures.before.map((b, i) => `${f(b.readable)} / ${f(figures.after[i].readable)} records/s, ${f(b.delivery)} / ${f(figures.after[i].delivery)} messages/s`).join('; ')}.\n`);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

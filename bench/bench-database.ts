@@ -12,13 +12,17 @@ export interface BenchDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh database on DATABASE_URL's server, or on an embedded PostgreSQL started for the run. */
-export async function benchDatabase(): Promise<BenchDatabase> {
+/**
+ * A fresh database on DATABASE_URL's server, or on an embedded PostgreSQL started for the run (with
+ * pg_stat_statements loaded when asked: a profile's per-statement timings).
+ */
+export async function benchDatabase(options: { pgStatStatements?: boolean } = {}): Promise<BenchDatabase> {
   let url = process.env.DATABASE_URL;
   let stopPg = async () => undefined as unknown;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-bench-'));
   if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir, database: 'postgres' });
+    const flags = options.pgStatStatements ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : [];
+    const pg = await startEmbeddedPostgres({ dataDir, database: 'postgres', flags });
     url = pg.url;
     stopPg = () => pg.stop();
   }

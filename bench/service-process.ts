@@ -73,8 +73,8 @@ async function startOnce(port: number, db: BenchDatabase, password: string, env:
  * database, as a child process: the load generator (this process) is measured apart from the service.
  * `root` is the checkout whose build runs (another commit's, built beside this one, for before/after).
  */
-export async function startServiceProcess(env: Record<string, string> = {}, root = ROOT): Promise<ServiceProcess> {
-  const db = await benchDatabase();
+export async function startServiceProcess(env: Record<string, string> = {}, root = ROOT, options: { pgStatStatements?: boolean } = {}): Promise<ServiceProcess> {
+  const db = await benchDatabase(options);
   const password = 'bench password 0123456789';
   let port = 0;
   let child: ChildProcess | undefined;

@@ -151,7 +151,8 @@ async function startPostmaster(clusterDir: string, port: number, flags: string[]
       logger?.debug({ postgres: message.trim() }, 'embedded postgres');
       if (ready) return;
       output = (output + message).slice(-4000);
-      if (output.includes('database system is ready to accept connections')) {
+      // A standby (a cluster with standby.signal: a replica) is ready for read-only connections.
+      if (/database system is ready to accept (read-only )?connections/.test(output)) {
         ready = true;
         resolve();
       }
@@ -187,7 +188,7 @@ function loadCredentials(dataDir: string): Credentials {
  * `<dataDir>/pg`. A second start reuses the cluster (initdb refuses a non-empty directory).
  * `detached`: the caller handles SIGINT/SIGTERM and stops the server itself (see startPostmaster).
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; logger?: Logger; database?: string; detached?: boolean }): Promise<EmbeddedPostgresHandle> {
+export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; logger?: Logger; database?: string; detached?: boolean; flags?: string[] }): Promise<EmbeddedPostgresHandle> {
   // Loaded lazily: only the embedded mode needs it, and it is an ES module.
   const EmbeddedPostgres = loadEmbeddedPostgres();
   assertUsableDataDir(options.dataDir);
@@ -202,7 +203,8 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
   }
   const port = options.port ?? (await freePort());
   const logger = options.logger;
-  const postgresFlags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
+  // `flags`: more server settings (a benchmark's pg_stat_statements).
+  const postgresFlags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...(options.flags ?? [])];
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
