@@ -30,6 +30,8 @@ export * from './runtime/projector';
 export * from './runtime/parking';
 export * from './runtime/consistency';
 export * from './runtime/read-side';
+export { ReadPools, readingAfter, type ReadNeeds, type ReadRoute, type ReadSource } from './runtime/read-pools';
+export type { Replica, ReplicaState, ReplicaStatus } from './runtime/replica-monitor';
 export * from './runtime/replay';
 export { IMPORT_PROJECTIONS, QUERY_PROJECTIONS, runStatus } from './runs/runs.queries';
 export { auditEvent, auditEvents, type AuditEvent } from './audit/audit.queries';
@@ -55,6 +57,8 @@ export { customersProjection } from './customers/customers.projection';
 export { customersMerge } from './customers/merge/merge-waves';
 export { findLiveCustomer, listCustomers, VIEW_DEFAULTS } from './customers/customers.queries';
 export { customerHistory, customerView, type CustomerChange, type CustomerHistory } from './customers/customer-history';
+export { customerConsent, type ConsentChange } from './customers/customer-consent';
+export { EXPORT_JSON_MAX_RECORDS, customerExportDocument, customerExportLines, openCustomerExport, type CustomerExport, type CustomerExportSection } from './customers/customer-export';
 export { productsProjection } from './products/products.projection';
 export { listProducts } from './products/products.queries';
 export { listShops } from './shops/shops.queries';
@@ -68,6 +72,7 @@ export { datasyncProjection } from './datasync/datasync.projection';
 export * from './datatargets/datatargets.queries';
 export { campaignsProjection } from './campaigns/campaigns.projection';
 export { listCampaigns, type CampaignCursor } from './campaigns/campaigns.queries';
+export type { SalesBound, SalesRange } from './campaigns/campaigns.queries';
 export { STATS_FROM_SCRATCH as CAMPAIGN_STATS_FROM_SCRATCH } from './campaigns/campaign-stats.sql';
 
 /** The read model a bulk update (POST /api/data/query/) of each datatype reaches. */
@@ -112,6 +117,8 @@ export { CAMPAIGNS_READ_MODEL, CampaignsReadModel } from './campaigns/campaigns.
 export { CUSTOMERS_READ_MODEL, CustomersReadModel } from './customers/customers.read-model';
 export { DATATARGETS_READ_MODEL, DatatargetsReadModel } from './datatargets/datatargets.read-model';
 export { EVENTS_READ_MODEL, EventsReadModel } from './events/events.read-model';
+export { EXPORT_READ_MODEL, ExportReadModel } from './export/export.read-model';
+export { EXPORT_DATATYPES, type ExportDatatype, type ExportPage } from './export/export.queries';
 export { PRODUCTS_READ_MODEL, ProductsReadModel } from './products/products.read-model';
 export { RUNS_READ_MODEL, RunsReadModel } from './runs/runs.read-model';
 export { SALES_READ_MODEL, SalesReadModel } from './sales/sales.read-model';

@@ -6,6 +6,7 @@ import { CAMPAIGNS_READ_MODEL, CampaignsReadModel } from './campaigns/campaigns.
 import { CUSTOMERS_READ_MODEL, CustomersReadModel } from './customers/customers.read-model';
 import { DATATARGETS_READ_MODEL, DatatargetsReadModel } from './datatargets/datatargets.read-model';
 import { EVENTS_READ_MODEL, EventsReadModel } from './events/events.read-model';
+import { EXPORT_READ_MODEL, ExportReadModel } from './export/export.read-model';
 import { PRODUCTS_READ_MODEL, ProductsReadModel } from './products/products.read-model';
 import { RUNS_READ_MODEL, RunsReadModel } from './runs/runs.read-model';
 import { SALES_READ_MODEL, SalesReadModel } from './sales/sales.read-model';
@@ -33,6 +34,7 @@ export function readModels(deps: ReadModelDeps) {
     customers: new CustomersReadModel(deps),
     datatargets: new DatatargetsReadModel(deps),
     events: new EventsReadModel(deps),
+    export: new ExportReadModel(deps),
     products: new ProductsReadModel(deps),
     runs: new RunsReadModel(deps),
     sales: new SalesReadModel(deps),
@@ -52,6 +54,7 @@ const TOKENS: Record<keyof ReadModels, symbol> = {
   customers: CUSTOMERS_READ_MODEL,
   datatargets: DATATARGETS_READ_MODEL,
   events: EVENTS_READ_MODEL,
+  export: EXPORT_READ_MODEL,
   products: PRODUCTS_READ_MODEL,
   runs: RUNS_READ_MODEL,
   sales: SALES_READ_MODEL,

@@ -1,4 +1,5 @@
 import type { AuditSigner } from '#mds/platform';
+import { readFrom } from '../runtime/read-pools';
 import type { ReadDeps } from '../runtime/read-side';
 import { auditEvents } from './audit.queries';
 
@@ -9,7 +10,7 @@ export class AuditReadModel {
   constructor(private readonly read: ReadDeps & { auditSigner(): AuditSigner }) {}
 
   events(options: Parameters<typeof auditEvents>[1]) {
-    return auditEvents(this.read, options);
+    return readFrom(this.read, { log: true }, ({ store }) => auditEvents({ ...this.read, store }, options));
   }
 
   publicKey(): { keyId: string; pem: string } {

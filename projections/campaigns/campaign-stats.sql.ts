@@ -38,6 +38,14 @@ const ZONE = `(SELECT timezone FROM campaign_settings)`;
 /** Timestamps as the API writes them (UTC, milliseconds, Z). */
 const iso = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/**
+ * A rate of the performance figures: a fraction rounded to 4 decimals (half away from zero), null when
+ * its denominator is 0. `perRecipient`: an amount per member, to 2 decimals. Beside STATS, the list
+ * filtered by sales dates computes them with the same expressions.
+ */
+export const rate = (num: string, den: string) => `CASE WHEN ${den} > 0 THEN round((${num})::numeric / ${den}, 4)::float8 END`;
+export const perRecipient = (num: string, den: string) => `CASE WHEN ${den} > 0 THEN round((${num})::numeric / ${den}, 2)::float8 END`;
+
 /** The seven event names of `stats.events`, in the spec's order, from the types imported. */
 const EVENT_NAMES = `(VALUES (1, 'sent', 'sent'), (2, 'delivered', 'delivered'), (3, 'open', 'opens'), (4, 'click', 'clicks'),
     (5, 'unsubscribe', 'unsubscribes'), (6, 'spam_report', 'spam_reports'), (7, 'bounce', 'bounces')) AS n(ord, type, name)`;
@@ -56,6 +64,10 @@ const EVENT_NAMES = `(VALUES (1, 'sent', 'sent'), (2, 'delivered', 'delivered'),
  *   counts 0; a row's product is its product_id or the product its sku/ean is linked to; the
  *   campaign's products are its product_ids; categories by the product's first category (a category
  *   text's part before its first comma: lists are kept joined).
+ * - Beyond the spec: `stats.performance` (opens and clicks of audience members, the members reached,
+ *   the rates), and, for the tables of the daily series and of the sales filter, `days` (per day in the
+ *   zone: the window's days and every day with an event), `sale_rows` (each counted sale, its buyer
+ *   as an ordinal within the audience) and `category_rows` (their rows by category, per sale time).
  */
 export const STATS = `WITH c AS (
   SELECT cp.campaign_key, cp.data, cp.updated_at,
@@ -78,14 +90,19 @@ export const STATS = `WITH c AS (
   SELECT campaign_key, person, bool_or(type <> 'sent') AS with_events,
          bool_or(type = 'bounce') AND NOT bool_or(type IN ('delivered', 'open', 'click')) AS unreachable,
          bool_or(type IN ('open', 'click', 'unsubscribe', 'spam_report')) AS reacted,
-         min(at) FILTER (WHERE type IN ('open', 'click')) AS engaged_at
+         min(at) FILTER (WHERE type IN ('open', 'click')) AS engaged_at,
+         count(*) FILTER (WHERE type = 'open') AS opens, count(*) FILTER (WHERE type = 'click') AS clicks,
+         -- The buyer in sale_rows: an ordinal, not the person (whose key may derive from an identifier).
+         row_number() OVER (PARTITION BY campaign_key ORDER BY person) AS member
     FROM ev GROUP BY 1, 2 HAVING bool_or(type = 'sent')
 ), audience AS (
   SELECT campaign_key, count(*) AS size, count(*) FILTER (WHERE with_events) AS with_events, count(*) FILTER (WHERE unreachable) AS unreachable,
-         count(*) FILTER (WHERE NOT unreachable AND NOT reacted) AS no_reaction
+         count(*) FILTER (WHERE NOT unreachable AND NOT reacted) AS no_reaction,
+         count(*) FILTER (WHERE opens > 0) AS unique_opens, sum(opens) AS total_opens,
+         count(*) FILTER (WHERE clicks > 0) AS unique_clicks, sum(clicks) AS total_clicks
     FROM people GROUP BY 1
 ), considered AS (
-  SELECT w.campaign_key, p.person, p.engaged_at, s.sale_external_id, s.sale_total, s.sale_date, s.products, s.updated_at, s.in_statistics AND NOT s.is_deleted AS counts
+  SELECT w.campaign_key, p.person, p.member, p.engaged_at, s.sale_external_id, s.sale_total, s.sale_date, s.products, s.updated_at, s.in_statistics AND NOT s.is_deleted AS counts
     FROM w JOIN people p USING (campaign_key)
     JOIN campaign_sale_people sp ON sp.person = p.person
     JOIN sales s ON s.sale_external_id = sp.sale_external_id
@@ -96,7 +113,7 @@ export const STATS = `WITH c AS (
 ), sold AS (
   SELECT * FROM considered WHERE counts
 ), lines AS (
-  SELECT so.campaign_key, r.product_id, coalesce(r.product_id = ANY (w.own), false) AS own,
+  SELECT so.campaign_key, so.sale_external_id, so.sale_date, r.product_id, coalesce(r.product_id = ANY (w.own), false) AS own,
          CASE WHEN r.returned THEN 0 ELSE coalesce((x->>'quantity')::numeric, 0) END AS units,
          CASE WHEN r.returned THEN 0 ELSE coalesce((x->>'total')::bigint, 0) END AS revenue,
          CASE WHEN r.returned THEN 0 ELSE coalesce((x->>'discount')::bigint, 0) END AS discount,
@@ -118,8 +135,44 @@ export const STATS = `WITH c AS (
     FROM (SELECT campaign_key, title, sum(units) AS units, sum(revenue) AS revenue, sum(discount) AS discount FROM lines GROUP BY 1, 2) g GROUP BY 1
 ), sale_totals AS (
   SELECT campaign_key, count(*) AS sales, sum(sale_total) AS revenue, count(DISTINCT person) AS buyers,
-         count(*) FILTER (WHERE engaged_at <= sale_date) AS converted, array_agg(sale_external_id ORDER BY sale_external_id) AS sale_ids
+         count(*) FILTER (WHERE engaged_at <= sale_date) AS converted, count(DISTINCT person) FILTER (WHERE engaged_at <= sale_date) AS converted_buyers,
+         array_agg(sale_external_id ORDER BY sale_external_id) AS sale_ids
     FROM sold GROUP BY 1
+), sale_lines AS (
+  SELECT campaign_key, sale_external_id, sum(units) AS units, coalesce(sum(units) FILTER (WHERE own), 0) AS own_units, coalesce(sum(revenue) FILTER (WHERE own), 0) AS own_revenue,
+         coalesce(sum(units) FILTER (WHERE NOT own), 0) AS other_units, coalesce(sum(revenue) FILTER (WHERE NOT own), 0) AS other_revenue
+    FROM lines GROUP BY 1, 2
+), sale_rows AS (
+  SELECT so.campaign_key,
+         json_agg(json_build_object('at', so.sale_date, 'day', (so.sale_date AT TIME ZONE ${ZONE})::date, 'member', so.member, 'converted', coalesce(so.engaged_at <= so.sale_date, false),
+                                    'revenue', so.sale_total, 'units', coalesce(sl.units, 0), 'own_units', coalesce(sl.own_units, 0), 'own_revenue', coalesce(sl.own_revenue, 0),
+                                    'other_units', coalesce(sl.other_units, 0), 'other_revenue', coalesce(sl.other_revenue, 0)) ORDER BY so.sale_date, so.sale_external_id) AS list
+    FROM sold so LEFT JOIN sale_lines sl USING (campaign_key, sale_external_id) GROUP BY 1
+), category_rows AS (
+  SELECT campaign_key, json_agg(json_build_object('at', sale_date, 'day', (sale_date AT TIME ZONE ${ZONE})::date, 'title', title, 'units', units, 'revenue', revenue, 'discount', discount)
+                                ORDER BY sale_date, title) AS list
+    FROM (SELECT campaign_key, sale_date, title, sum(units) AS units, sum(revenue) AS revenue, sum(discount) AS discount FROM lines GROUP BY 1, 2, 3) g GROUP BY 1
+), event_days AS (
+  SELECT e.campaign_key, (e.at AT TIME ZONE ${ZONE})::date AS day,
+         count(*) FILTER (WHERE e.type = 'sent') AS sent, count(*) FILTER (WHERE e.type = 'delivered') AS delivered, count(*) FILTER (WHERE e.type = 'open') AS opens,
+         count(*) FILTER (WHERE e.type = 'click') AS clicks, count(*) FILTER (WHERE e.type = 'unsubscribe') AS unsubscribes,
+         count(*) FILTER (WHERE e.type = 'spam_report') AS spam_reports, count(*) FILTER (WHERE e.type = 'bounce') AS bounces,
+         count(DISTINCT p.person) FILTER (WHERE e.type = 'open') AS unique_opens, count(DISTINCT p.person) FILTER (WHERE e.type = 'click') AS unique_clicks
+    FROM ev e JOIN w USING (campaign_key) LEFT JOIN people p USING (campaign_key, person)
+   WHERE NOT w.no_stats GROUP BY 1, 2
+), sale_days AS (
+  SELECT campaign_key, (sale_date AT TIME ZONE ${ZONE})::date AS day, count(*) AS sales, sum(sale_total) AS revenue, count(*) FILTER (WHERE engaged_at <= sale_date) AS converted
+    FROM sold GROUP BY 1, 2
+), all_days AS (
+  SELECT w.campaign_key, d::date AS day FROM w CROSS JOIN LATERAL generate_series(w.first_day, w.first_day + 30, interval '1 day') d WHERE NOT w.no_stats AND w.activation IS NOT NULL
+  UNION SELECT campaign_key, day FROM event_days
+), daily AS (
+  SELECT a.campaign_key,
+         json_agg(json_build_object('day', a.day, 'sent', coalesce(e.sent, 0), 'delivered', coalesce(e.delivered, 0), 'opens', coalesce(e.opens, 0), 'clicks', coalesce(e.clicks, 0),
+                                    'unsubscribes', coalesce(e.unsubscribes, 0), 'spam_reports', coalesce(e.spam_reports, 0), 'bounces', coalesce(e.bounces, 0),
+                                    'unique_opens', coalesce(e.unique_opens, 0), 'unique_clicks', coalesce(e.unique_clicks, 0),
+                                    'total_sales', coalesce(s.sales, 0), 'total_revenue', coalesce(s.revenue, 0), 'sales_for_conversion', coalesce(s.converted, 0)) ORDER BY a.day) AS list
+    FROM all_days a LEFT JOIN event_days e USING (campaign_key, day) LEFT JOIN sale_days s USING (campaign_key, day) GROUP BY 1
 ), computed AS (
   SELECT w.campaign_key, w.activation, w.data, w.automated,
          CASE WHEN w.no_stats THEN NULL ELSE json_build_object(
@@ -143,7 +196,20 @@ export const STATS = `WITH c AS (
              'other_product_count', coalesce(lt.other_units, 0),
              'other_product_revenue', coalesce(lt.other_revenue, 0),
              'product_categories', coalesce(cat.list, '[]')),
-           'cache_modified_at', ${iso('greatest(w.updated_at, lg.at, ca.at)')}) END AS stats,
+           'cache_modified_at', ${iso('greatest(w.updated_at, lg.at, ca.at)')},
+           'performance', json_build_object(
+             'audience_reached', coalesce(a.size - a.unreachable, 0),
+             'unique_opens', coalesce(a.unique_opens, 0),
+             'total_opens', coalesce(a.total_opens, 0),
+             'unique_clicks', coalesce(a.unique_clicks, 0),
+             'total_clicks', coalesce(a.total_clicks, 0),
+             'audience_converted', coalesce(st.converted_buyers, 0),
+             'open_rate', ${rate('a.unique_opens', 'coalesce(a.size - a.unreachable, 0)')},
+             'click_rate', ${rate('a.unique_clicks', 'coalesce(a.size - a.unreachable, 0)')},
+             'conversion_rate', ${rate('coalesce(st.converted_buyers, 0)', 'coalesce(a.size - a.unreachable, 0)')},
+             'revenue_per_recipient', ${perRecipient('coalesce(st.revenue, 0)', 'coalesce(a.size - a.unreachable, 0)')})) END AS stats,
+         coalesce(a.size - a.unreachable, 0) AS reached,
+         CASE WHEN NOT w.no_stats THEN dy.list END AS days, sr.list AS sale_rows, cr.list AS category_rows,
          greatest(w.updated_at, lg.at, ca.at) AS modified_at,
          CASE WHEN w.no_stats THEN '{}' ELSE coalesce(st.sale_ids, '{}') END AS sale_ids,
          CASE WHEN w.no_stats THEN '{}' ELSE coalesce(lt.product_ids, '{}') END AS product_ids
@@ -155,8 +221,11 @@ export const STATS = `WITH c AS (
     LEFT JOIN considered_at ca USING (campaign_key)
     LEFT JOIN line_totals lt USING (campaign_key)
     LEFT JOIN categories cat USING (campaign_key)
+    LEFT JOIN daily dy USING (campaign_key)
+    LEFT JOIN sale_rows sr USING (campaign_key)
+    LEFT JOIN category_rows cr USING (campaign_key)
 )
-SELECT c.campaign_key, c.activation, c.stats, c.modified_at, c.sale_ids, c.product_ids, c.automated,
+SELECT c.campaign_key, c.activation, c.stats, c.modified_at, c.sale_ids, c.product_ids, c.automated, c.reached, c.days, c.sale_rows, c.category_rows,
        -- The record as the list shows it, ready: the spec's fields in its order (absent ones null or
        -- defaulted), other imported keys after them, the statistics last.
        (SELECT '{' || string_agg(to_json(f.k)::text || ':' || f.v, ',' ORDER BY f.ord, f.k) || '}' FROM (

@@ -33,12 +33,14 @@ export const campaignsProjection: Projection = {
   // 2: a product's first category is its category text up to the first comma (categories are strings).
   // 3: an event's identity is a hash of its identifiers (their text could outgrow an index entry).
   // 4: days (the 30-day window, a sale's day) in the settings' time zone; automated derived from the kind.
-  version: 4,
+  // 5: campaign_events.position: where the import that logged the event is (a customer's export names its run).
+  // 6: stats.performance (opens, clicks, rates), the daily series and the counted sales by time (sales_start/sales_end).
+  version: 6,
   eventTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED, DATA_QUERY_ACCEPTED, SETTINGS_CHANGED],
   logDataTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED],
   batchSize: 20,
   reads: UPSTREAM,
-  tables: ['campaigns', 'campaign_events', 'campaign_sale_people', 'campaign_stats', 'campaign_settings'],
+  tables: ['campaigns', 'campaign_events', 'campaign_sale_people', 'campaign_stats', 'campaign_settings', 'campaign_days', 'campaign_sales', 'campaign_sale_categories'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
     if (events.length === 0) return;
@@ -106,9 +108,9 @@ async function importCampaignEvents(events: RecordedEvent[], tx: ProjectionTx): 
            c.position, r.n
       FROM ${page.from}`, [page.json]);
   // In log order, so that of two identical events the first one's log time is kept, live as in a rebuild.
-  await queryByIndex(tx, `INSERT INTO campaign_events (campaign_key, type, identity, at, ext, phone, email, token, person, logged_at)
+  await queryByIndex(tx, `INSERT INTO campaign_events (campaign_key, type, identity, at, ext, phone, email, token, person, logged_at, position)
     SELECT x.campaign_key, x.type, ${EVENT_IDENTITY('x.ext', 'x.phone', 'x.email', 'x.token')}, x.at, x.ext, x.phone, x.email, x.token,
-           ${PERSON('x.ext', 'x.phone', 'x.email', 'x.token')}, x.logged_at
+           ${PERSON('x.ext', 'x.phone', 'x.email', 'x.token')}, x.logged_at, x.position
       FROM page_events x ORDER BY x.position, x.n
     ON CONFLICT DO NOTHING`);
   await tx.query(`INSERT INTO dirty SELECT DISTINCT campaign_key FROM page_events ON CONFLICT DO NOTHING; DROP TABLE page_events`);
@@ -208,14 +210,29 @@ async function followProducts(products: RecordedEvent[], tx: ProjectionTx): Prom
   );
 }
 
-/** The marked campaigns' statistics computed again, and their activation (which orders the list). */
+/**
+ * The marked campaigns' statistics computed again, and their activation (which orders the list); with
+ * them, from the same statement, their daily series and their counted sales by time, replaced whole.
+ */
 async function recompute(tx: ProjectionTx): Promise<void> {
   const { rows } = await tx.query<{ keys: string[] }>(`SELECT coalesce(array_agg(d.campaign_key), '{}') AS keys FROM dirty d JOIN campaigns USING (campaign_key)`);
   if (rows[0].keys.length === 0) return;
   await tx.query(`CREATE TEMP TABLE result ON COMMIT DROP AS ${STATS}`, [rows[0].keys]);
   await tx.query(`UPDATE campaigns cp SET activation = r.activation FROM result r WHERE cp.campaign_key = r.campaign_key AND cp.activation IS DISTINCT FROM r.activation;
-    INSERT INTO campaign_stats AS t (campaign_key, stats, record, modified_at, sale_ids, product_ids)
-    SELECT campaign_key, stats, record, modified_at, sale_ids, product_ids FROM result
-    ON CONFLICT (campaign_key) DO UPDATE SET stats = excluded.stats, record = excluded.record, modified_at = excluded.modified_at, sale_ids = excluded.sale_ids, product_ids = excluded.product_ids;
+    INSERT INTO campaign_stats AS t (campaign_key, stats, record, modified_at, sale_ids, product_ids, reached)
+    SELECT campaign_key, stats, record, modified_at, sale_ids, product_ids, reached FROM result
+    ON CONFLICT (campaign_key) DO UPDATE SET stats = excluded.stats, record = excluded.record, modified_at = excluded.modified_at, sale_ids = excluded.sale_ids,
+      product_ids = excluded.product_ids, reached = excluded.reached;
+    DELETE FROM campaign_days WHERE campaign_key IN (SELECT campaign_key FROM result);
+    INSERT INTO campaign_days (campaign_key, day, sent, delivered, opens, clicks, unsubscribes, spam_reports, bounces, unique_opens, unique_clicks, total_sales, total_revenue, sales_for_conversion)
+    SELECT r.campaign_key, d.* FROM result r CROSS JOIN LATERAL json_to_recordset(r.days) AS d(day date, sent bigint, delivered bigint, opens bigint, clicks bigint, unsubscribes bigint,
+      spam_reports bigint, bounces bigint, unique_opens bigint, unique_clicks bigint, total_sales bigint, total_revenue bigint, sales_for_conversion bigint);
+    DELETE FROM campaign_sales WHERE campaign_key IN (SELECT campaign_key FROM result);
+    INSERT INTO campaign_sales (campaign_key, at, day, member, converted, revenue, units, own_units, own_revenue, other_units, other_revenue)
+    SELECT r.campaign_key, s.* FROM result r CROSS JOIN LATERAL json_to_recordset(r.sale_rows) AS s(at timestamptz, day date, member integer, converted boolean, revenue bigint,
+      units numeric, own_units numeric, own_revenue numeric, other_units numeric, other_revenue numeric);
+    DELETE FROM campaign_sale_categories WHERE campaign_key IN (SELECT campaign_key FROM result);
+    INSERT INTO campaign_sale_categories (campaign_key, at, day, title, units, revenue, discount)
+    SELECT r.campaign_key, g.* FROM result r CROSS JOIN LATERAL json_to_recordset(r.category_rows) AS g(at timestamptz, day date, title text, units numeric, revenue numeric, discount numeric);
     DROP TABLE result`);
 }

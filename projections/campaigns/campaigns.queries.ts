@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { perRecipient, rate } from './campaign-stats.sql';
 
 /** A position in the list: the campaign's activation (null: none) and its key. */
 export type CampaignCursor = [string | null, string];
@@ -12,7 +13,7 @@ export type CampaignCursor = [string | null, string];
  */
 export async function listCampaigns(
   pool: Pool,
-  options: { limit: number; order: 'ascending' | 'descending'; from?: CampaignCursor; keys?: string[] },
+  options: { limit: number; order: 'ascending' | 'descending'; from?: CampaignCursor; keys?: string[]; sales?: SalesRange },
 ): Promise<{ json: string[]; last?: CampaignCursor }> {
   const params: unknown[] = [options.limit];
   const p = (v: unknown) => {
@@ -29,14 +30,111 @@ export async function listCampaigns(
     where.push(`(${sort}, cp.campaign_key) ${options.order === 'ascending' ? '>' : '<'} (${at}, ${p(options.from[1])})`);
   }
   const dir = options.order === 'ascending' ? 'ASC' : 'DESC';
-  const { rows } = await pool.query<{ record: string; activation: string | null; campaign_key: string }>(
-    `SELECT s.record,
-            to_char(cp.activation AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS activation, cp.campaign_key
+  const page = `SELECT s.record, s.reached, cp.activation, ${sort} AS sort,
+            to_char(cp.activation AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS activation_text, cp.campaign_key
        FROM campaigns cp JOIN campaign_stats s USING (campaign_key)
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY ${sort} ${dir}, cp.campaign_key ${dir} LIMIT $1`,
+      ORDER BY ${sort} ${dir}, cp.campaign_key ${dir} LIMIT $1`;
+  const filter = options.sales && (options.sales.start || options.sales.end) ? options.sales : undefined;
+  const { rows } = await pool.query<{ record: string; activation_text: string | null; campaign_key: string; filtered?: string | null }>(
+    filter ? filteredFigures(page, filter, p, dir) : page,
     params,
   );
   const lastRow = rows.at(-1);
-  return { json: rows.map((r) => r.record), last: lastRow ? [lastRow.activation, lastRow.campaign_key] : undefined };
+  return {
+    json: rows.map((r) => (filter && r.filtered ? refigure(r.record, r.filtered) : r.record)),
+    last: lastRow ? [lastRow.activation_text, lastRow.campaign_key] : undefined,
+  };
+}
+
+/**
+ * A bound of `sales_start`/`sales_end`: a day in the settings' time zone (`day`), an instant
+ * (`instant`, ISO with its offset), or a wall-clock time in that zone (`local`). Days compare with a
+ * sale's day as the window counts it; the end bound includes its day or instant.
+ */
+export type SalesBound = { kind: 'day' | 'instant' | 'local'; value: string };
+export interface SalesRange {
+  start?: SalesBound;
+  end?: SalesBound;
+}
+
+/**
+ * The page's records with their sales figures summed again over the counted sales inside the range
+ * (campaign_sales, campaign_sale_categories, which the projection writes with the figures): the
+ * sales figures, the buyers and converted sales and members, and the rates that depend on them, as
+ * a JSON object of the keys to replace (see refigure). Rows of the page's campaigns only, by index.
+ */
+function filteredFigures(page: string, range: SalesRange, p: (v: unknown) => string, dir: string): string {
+  const zone = `(SELECT timezone FROM campaign_settings)`;
+  const bound = (b: SalesBound, op: '>=' | '<=') =>
+    b.kind === 'day' ? `x.day ${op} ${p(b.value)}::date` : b.kind === 'instant' ? `x.at ${op} ${p(b.value)}::timestamptz` : `x.at ${op} (${p(b.value)}::timestamp AT TIME ZONE ${zone})`;
+  const conditions = [range.start ? bound(range.start, '>=') : 'true', range.end ? bound(range.end, '<=') : 'true'].join(' AND ');
+  return `WITH page AS (${page}
+    ), totals AS (
+      SELECT x.campaign_key, count(*) AS sales, sum(x.revenue) AS revenue, count(DISTINCT x.member) AS buyers, count(*) FILTER (WHERE x.converted) AS converted,
+             count(DISTINCT x.member) FILTER (WHERE x.converted) AS converted_buyers, sum(x.units) AS units, sum(x.own_units) AS own_units, sum(x.own_revenue) AS own_revenue,
+             sum(x.other_units) AS other_units, sum(x.other_revenue) AS other_revenue
+        FROM page JOIN campaign_sales x USING (campaign_key) WHERE ${conditions} GROUP BY 1
+    ), categories AS (
+      SELECT campaign_key, json_agg(json_build_object('title', title, 'units', units, 'revenue', revenue, 'discount', discount) ORDER BY revenue DESC, title) AS list
+        FROM (SELECT x.campaign_key, x.title, sum(x.units) AS units, sum(x.revenue) AS revenue, sum(x.discount) AS discount
+                FROM page JOIN campaign_sale_categories x USING (campaign_key) WHERE ${conditions} GROUP BY 1, 2) g GROUP BY 1
+    )
+    SELECT page.record, page.activation_text, page.campaign_key, json_build_object(
+             'audience_with_sales', coalesce(t.buyers, 0),
+             'sales_for_conversion', coalesce(t.converted, 0),
+             'sales', json_build_object(
+               'total_sales', coalesce(t.sales, 0),
+               'total_revenue', coalesce(t.revenue, 0),
+               'average_products_count', coalesce(round(t.units / nullif(t.sales, 0), 2), 0),
+               'total_products_count', coalesce(t.units, 0),
+               'campaign_product_count', coalesce(t.own_units, 0),
+               'campaign_product_revenue', coalesce(t.own_revenue, 0),
+               'other_product_count', coalesce(t.other_units, 0),
+               'other_product_revenue', coalesce(t.other_revenue, 0),
+               'product_categories', coalesce(c.list, '[]')),
+             'performance', json_build_object(
+               'audience_converted', coalesce(t.converted_buyers, 0),
+               'conversion_rate', ${rate('coalesce(t.converted_buyers, 0)', 'page.reached')},
+               'revenue_per_recipient', ${perRecipient('coalesce(t.revenue, 0)', 'page.reached')}))::text AS filtered
+      FROM page LEFT JOIN totals t USING (campaign_key) LEFT JOIN categories c USING (campaign_key)
+     ORDER BY page.sort ${dir}, page.campaign_key ${dir}`;
+}
+
+/** A record with the figures of a filtered list put in place of its own (its keys and their order kept). */
+function refigure(record: string, filtered: string): string {
+  const r = JSON.parse(record) as { stats: Record<string, unknown> | null };
+  if (!r.stats) return record;
+  const replace = (into: Record<string, unknown>, from: Record<string, unknown>) => {
+    for (const [k, v] of Object.entries(from)) {
+      if (v !== null && typeof v === 'object' && !Array.isArray(v) && into[k] && typeof into[k] === 'object') replace(into[k] as Record<string, unknown>, v as Record<string, unknown>);
+      else into[k] = v;
+    }
+  };
+  replace(r.stats, JSON.parse(filtered) as Record<string, unknown>);
+  return JSON.stringify(r);
+}
+
+/** A campaign's daily series from `from` (a date; the first day when absent), `limit` days, and the day after them (null: none). */
+export async function campaignDays(
+  pool: Pool,
+  key: string,
+  options: { limit: number; from?: string },
+): Promise<{ timezone: string; json: string[]; next: string | null } | undefined> {
+  const { rows } = await pool.query<{ timezone: string; day: string | null; json: string | null }>(
+    `SELECT z.timezone, d.day::text AS day, d.json
+       FROM campaign_stats s CROSS JOIN campaign_settings z
+       LEFT JOIN LATERAL (
+         SELECT d.day, json_build_object('date', d.day, 'sent', d.sent, 'delivered', d.delivered, 'opens', d.opens, 'clicks', d.clicks, 'unsubscribes', d.unsubscribes,
+                                         'spam_reports', d.spam_reports, 'bounces', d.bounces, 'unique_opens', d.unique_opens, 'unique_clicks', d.unique_clicks,
+                                         'total_sales', d.total_sales, 'total_revenue', d.total_revenue, 'sales_for_conversion', d.sales_for_conversion)::text AS json
+           FROM campaign_days d WHERE d.campaign_key = s.campaign_key AND d.day >= coalesce($2::date, '-infinity') ORDER BY d.day LIMIT $3) d ON true
+      WHERE s.campaign_key = $1
+      ORDER BY d.day`,
+    [key, options.from ?? null, options.limit + 1],
+  );
+  if (rows.length === 0) return undefined;
+  const days = rows.filter((r) => r.json !== null);
+  const more = days.length > options.limit;
+  return { timezone: rows[0].timezone, json: days.slice(0, options.limit).map((r) => r.json!), next: more ? days[options.limit].day : null };
 }

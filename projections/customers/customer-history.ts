@@ -37,19 +37,24 @@ export function customerView(c: model.Customer, options: { stamped?: boolean } =
   return { ...VIEW_DEFAULTS, ...c.data, ...stamps, ...(c.is_deleted ? { is_deleted: true } : {}) };
 }
 
+/** One change of a customer as the fold meets it: the log event, the record's place in it, what it did, and the customer before and after. */
+export interface FoldedChange {
+  event: RecordedEvent;
+  n: number;
+  step: CustomerStep;
+  before: model.Customer | undefined;
+  after: model.Customer;
+}
+
 /**
- * One customer's history (by external id), read back from the log: the customers projection lists
- * where each change is (customer_changes: the chunk's position and the record in it), the events are
- * read at those positions, and the merge model (libs/customers) folds them, so `state_after` is
- * what the rules make of each change, and the last one equals the read model's row. Changes after
- * `asOf` are left out; `from`/`limit` page the list (the fold always starts at the first change).
- * Undefined when no customer has the external id now (never had it, or forgotten).
+ * One customer's changes (by external id), read back from the log and folded: the customers
+ * projection lists where each change is (customer_changes: the chunk's position and the record in
+ * it), the events are read at those positions, and the merge model (libs/customers) folds them, so
+ * each `after` is what the rules make of the change, and the last one equals the read model's row.
+ * Changes after `asOf` are left out. Undefined when no customer has the external id now (never had
+ * it, or forgotten). The history, the consent history and the export are views of this.
  */
-export async function customerHistory(
-  read: ReadDeps,
-  externalId: string,
-  options: { asOf?: string; from?: number; limit?: number } = {},
-): Promise<CustomerHistory | undefined> {
+export async function foldCustomer(read: ReadDeps, externalId: string, options: { asOf?: string } = {}): Promise<{ customerId: number; changes: FoldedChange[] } | undefined> {
   const found = await read.pool.query<{ customer_id: string }>(`SELECT customer_id FROM customers WHERE external_id = $1 AND NOT is_forgotten`, [externalId]);
   if (found.rows.length === 0) return undefined;
   const customerId = Number(found.rows[0].customer_id);
@@ -58,7 +63,7 @@ export async function customerHistory(
   const events = await readEventsAt(read.store, places.map((p) => p.position));
   const asOf = options.asOf === undefined ? undefined : Date.parse(options.asOf);
 
-  const changes: CustomerChange[] = [];
+  const changes: FoldedChange[] = [];
   let customer: model.Customer | undefined;
   for (const place of places) {
     const event = events.get(place.position);
@@ -66,21 +71,43 @@ export async function customerHistory(
     if (asOf !== undefined && Date.parse(event.createdAt) > asOf) break;
     const step = changeOf(event, place.n);
     if (!step) continue;
+    const before = customer;
     customer = applyChange(customer, step, customerId, event);
     if (!customer) continue;
-    changes.push({
-      position: event.position,
-      at: answerTimestamp(event.createdAt),
-      actor: typeof event.metadata.actor === 'string' ? event.metadata.actor : null,
-      run_id: typeof event.metadata.run_id === 'string' ? event.metadata.run_id : null,
-      type: step.type,
-      change: withoutMatchingAids(step.record),
-      state_after: customerView(customer),
-    });
+    changes.push({ event, n: place.n, step, before, after: customer });
   }
+  return { customerId, changes };
+}
+
+/** Where a change is and what brought it: its log position, time, actor and run. */
+export const changePlace = (event: RecordedEvent) => ({
+  position: event.position,
+  at: answerTimestamp(event.createdAt),
+  actor: typeof event.metadata.actor === 'string' ? event.metadata.actor : null,
+  run_id: typeof event.metadata.run_id === 'string' ? event.metadata.run_id : null,
+});
+
+/**
+ * One customer's history (by external id): every change with the record as sent and the customer
+ * after it (foldCustomer); `from`/`limit` page the list (the fold always starts at the first change).
+ */
+export async function customerHistory(
+  read: ReadDeps,
+  externalId: string,
+  options: { asOf?: string; from?: number; limit?: number } = {},
+): Promise<CustomerHistory | undefined> {
+  const folded = await foldCustomer(read, externalId, options);
+  if (!folded) return undefined;
+  const changes: CustomerChange[] = folded.changes.map((c) => ({
+    ...changePlace(c.event),
+    type: c.step.type,
+    change: withoutMatchingAids(c.step.record),
+    state_after: customerView(c.after),
+  }));
+  const last = folded.changes.at(-1)?.after;
   const from = options.from ?? 0;
   const page = changes.slice(from, options.limit === undefined ? undefined : from + options.limit);
-  return { changes: page, customer: customer ? customerView(customer) : null, total: changes.length };
+  return { changes: page, customer: last ? customerView(last) : null, total: changes.length };
 }
 
 /** Records may carry the import's matching aids (`$phone`, `$token`, `$no_create`): not part of what was sent. */

@@ -21,7 +21,8 @@ export const customersProjection: Projection = {
   // 8: a record naming a forgotten customer's identifier starts a new customer; forgetting erases (erasure.ts).
   // 9: forgetting finds the customer's records without reading the log (customer_chunks, customer_changes.ext).
   // 10: customer_changes by position (datasync makes a message of each change of a page).
-  version: 10,
+  // 11: consent_source is about the change: never kept on the customer (the consent history reads it from the log).
+  version: 11,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,
@@ -43,9 +44,10 @@ export const customersProjection: Projection = {
         if (!query) continue;
         // A bulk update merges like an import (list operations, "" removes a field); is_deleted is for good.
         const params: unknown[] = [JSON.stringify(query.update), e.createdAt, e.position];
+        // consent_source is about the change (the consent history reads it from the log), never the customer's.
         // A bulk update is a change of each customer it reaches (n 0: the whole event).
         await tx.query(
-          `WITH u AS (UPDATE customers SET data = customer_merge(data, $1::jsonb - 'is_deleted'), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
+          `WITH u AS (UPDATE customers SET data = customer_merge(data, $1::jsonb - ARRAY['is_deleted', 'consent_source']), is_deleted = is_deleted OR ($1::jsonb ? 'is_deleted'),
                   updated_at = $2, updated_position = $3
             WHERE ${matchWhere(query.match, CUSTOMERS_QUERY_TABLE, params)} RETURNING customer_id)
            INSERT INTO customer_changes (customer_id, position, n) SELECT customer_id, $3, 0 FROM u`,

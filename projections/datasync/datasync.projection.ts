@@ -84,7 +84,8 @@ export const datasyncProjection: Projection = {
   name: 'datasync',
   // 2: messages carry the record after the change; bulk updates, deletions, subscriptions and created
   // products are changes too (datasync_targets: created/deleted positions; datasync_customers).
-  version: 2,
+  // 3: a customer's consent_source is about the change, not in the customer (the merge model's rule 4).
+  version: 3,
   eventTypes: [DATATARGET_CREATED, DATATARGET_DELETED, CUSTOMERS_IMPORTED, PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, DATA_QUERY_ACCEPTED],
   // Customer and event chunks are read in SQL where they lie, only once a datasync datatarget needs them.
   dataTypes: [DATATARGET_CREATED, DATATARGET_DELETED, DATA_QUERY_ACCEPTED],

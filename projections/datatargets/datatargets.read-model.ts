@@ -1,12 +1,16 @@
+import { readFrom } from '../runtime/read-pools';
 import type { ReadDeps } from '../runtime/read-side';
 import { deliverableOutlets, findDatatarget, findOutlet, listDatatargets, outletLog, outletLogEntry, readMessages } from './datatargets.queries';
 import { expireDeliveredMessages } from './retention';
 
 export const DATATARGETS_READ_MODEL = Symbol('DatatargetsReadModel');
 
+// Attempts are projected by the datatargets projection; a rebuilt request also reads datasync's messages.
+const OUTLET_LOG = { projections: ['datatargets', 'datasync'] };
+
 /** Datatargets, their messages, outlets and outlet logs (the datatargets and datasync projections). */
 export class DatatargetsReadModel {
-  constructor(private readonly read: Pick<ReadDeps, 'pool'>) {}
+  constructor(private readonly read: Pick<ReadDeps, 'pool' | 'readPools'>) {}
 
   list() {
     return listDatatargets(this.read.pool);
@@ -29,12 +33,13 @@ export class DatatargetsReadModel {
     return readMessages(this.read.pool, datatargetId, after, limit);
   }
 
+  // The outlet log may be read on a replica; the definitions above are what commands and workers act on.
   outletLog(outletId: string, options: Parameters<typeof outletLog>[2]) {
-    return outletLog(this.read.pool, outletId, options);
+    return readFrom(this.read, OUTLET_LOG, ({ pool }) => outletLog(pool, outletId, options));
   }
 
   outletLogEntry(datatargetId: string, outletId: string, entryNumber: number) {
-    return outletLogEntry(this.read.pool, datatargetId, outletId, entryNumber);
+    return readFrom(this.read, OUTLET_LOG, ({ pool }) => outletLogEntry(pool, datatargetId, outletId, entryNumber));
   }
 
   /** Retention: delivered messages past their datatarget's retention_days lose their payload. */

@@ -6,7 +6,7 @@ import { SALES_IMPORTED, type SaleTransaction } from '#mds/sales';
 import { DATA_QUERY_ACCEPTED } from '#mds/imports';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
 import { anyInDatasyncWindow, DATASYNC_TARGET_EVENTS, inDatasyncWindow, noteDatasyncTargets } from '../datasync/windows';
-import { mergeImportedRecords } from '../runtime/merge-by-key';
+import { endingRecord, mergeImportedRecords } from '../runtime/merge-by-key';
 import { pageRecords, queryByIndex, type Projection, type ProjectionTx } from '../runtime/projection';
 import { linkProducts, markImported, ORD, type ProductReference } from './product-links';
 import { PRODUCTS_QUERY_TABLE } from './products.queries';
@@ -49,6 +49,9 @@ export function productReferences(event: RecordedEvent): ProductReference[] {
   return [];
 }
 
+/** An imported product record as merged: category lists joined (product_record), is_deleted its own (endingRecord). */
+const IMPORTED_RECORD = endingRecord('product_record(r.rec)');
+
 /**
  * Products as imported (set-based merge per product and language, like shops), plus the products
  * events and sales name (product linking, see product-links.ts). A page is applied as runs of one
@@ -59,7 +62,9 @@ export const productsProjection: Projection = {
   // 3: an unknown product_id's product copies title, name and price too.
   // 4: category and category_id are strings (lists imported before are joined: product_record).
   // 5: inside a datasync datatarget's window, product_changes keeps each change with the row after it.
-  version: 5,
+  // 6: a row ends with a record sent with is_deleted: true, and comes back with the next one without it;
+  //    bulk updates reach live rows only.
+  version: 6,
   eventTypes: [PRODUCTS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, DATA_QUERY_ACCEPTED, ...DATASYNC_TARGET_EVENTS],
   // Product chunks are read from the log in SQL; event and sale chunks are read in Node for their product references.
   logDataTypes: [PRODUCTS_IMPORTED],
@@ -79,7 +84,7 @@ export const productsProjection: Projection = {
           'products',
           Object.entries(key).map(([column, expr]) => ({ column, expr })),
           (batch) => markImported(tx, batch),
-          'product_record(r.rec)',
+          IMPORTED_RECORD,
         );
       } else if (run[0].type === DATA_QUERY_ACCEPTED) {
         for (const e of run) {
@@ -112,7 +117,7 @@ async function keepImportedStates(run: RecordedEvent[], key: { external_id: stri
     `INSERT INTO product_changes (position, n, external_id, language, state)
      SELECT position, n, external_id, language, state FROM (
        SELECT c.position, r.n::int AS n, ${key.external_id} AS external_id, ${key.language} AS language,
-              jsonb_strip_empty(coalesce(p.data, '{}') || jsonb_merge_agg(product_record(r.rec)) OVER (PARTITION BY ${key.external_id}, ${key.language} ORDER BY c.position, r.n)) AS state
+              jsonb_strip_empty(coalesce(p.data, '{}') || jsonb_merge_agg(${IMPORTED_RECORD}) OVER (PARTITION BY ${key.external_id}, ${key.language} ORDER BY c.position, r.n)) AS state
          FROM ${page.from} LEFT JOIN products p ON p.external_id = ${key.external_id} AND p.language = ${key.language}) x
       WHERE ${inDatasyncWindow('products', 'x.position')}`,
     [page.json],

@@ -1,28 +1,32 @@
 import type { Pool } from 'pg';
 
 import { joinedMatch, type QueryTable } from '../runtime/data-query-sql';
+import { liveRow } from '../runtime/merge-by-key';
 import { timestampSql } from '../runtime/timestamp-sql';
 
 const LIST_FIELDS = new Set(['recommendation_set_ids', 'tags', 'main_product_ids']);
 /** Strings that may join several categories with commas (a list sent is kept joined): "Running" finds "Shoes, Running". */
 const JOINED_FIELDS = new Set(['category', 'category_id']);
 
-/** Bulk updates reach every product row (each language); the key columns cannot be updated. */
+/** Bulk updates reach every live product row (each language); the key columns cannot be updated. */
 export const PRODUCTS_QUERY_TABLE: QueryTable = {
   table: 'products',
   columns: { external_id: { expr: 'external_id' }, language: { expr: "nullif(language, '')" } },
   lists: [...LIST_FIELDS],
   joined: [...JOINED_FIELDS],
-  live: 'true',
+  live: liveRow('data'),
 };
 
-/** A page of product rows in (external_id, language) order after a cursor; equality filters (lists: contains; categories: the whole text or one of its parts). */
+/**
+ * A page of product rows in (external_id, language) order after a cursor; equality filters (lists:
+ * contains; categories: the whole text or one of its parts); ended rows (is_deleted) only when asked.
+ */
 export async function listProducts(
   pool: Pool,
-  options: { limit: number; after?: [string, string]; filters?: Record<string, string> },
+  options: { limit: number; after?: [string, string]; filters?: Record<string, string>; includeDeleted?: boolean },
 ): Promise<Array<{ key: [string, string]; product: Record<string, unknown> }>> {
   const params: unknown[] = [options.limit];
-  const where: string[] = ['true'];
+  const where: string[] = [options.includeDeleted ? 'true' : liveRow('data')];
   if (options.after) {
     params.push(options.after[0], options.after[1]);
     where.push(`(external_id, language) > ($${params.length - 1}, $${params.length})`);

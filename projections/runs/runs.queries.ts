@@ -52,6 +52,7 @@ export async function runStatus(read: ReadDeps, runId: string): Promise<RunStatu
     created_at: header.created_at,
     // The projection's checkpoint time is when it passed the run (or later): an upper bound.
     completed_at: passed ? lives.map((l) => l!.updatedAt).sort().at(-1)! : null,
+    log_position: passed ? run.lastPosition : null,
   };
 }
 

@@ -7,6 +7,21 @@ export interface MergeKey {
   expr: string;
 }
 
+/** The words a boolean may be sent as for true (coerceBoolean), for records kept as sent before a field was a boolean. */
+const TRUE_WORDS = "('true', '1', 'yes')";
+
+/**
+ * A record of a read model whose rows can end (products, shops), as merged: its `is_deleted` is true
+ * when the record says so and "" (removed) otherwise, so the row's state is its last record's: ended
+ * by a record sent with `is_deleted: true`, back with the next record of its key sent without it.
+ * Ended rows stay in the table (statistics, product linking, history) with `is_deleted: true`.
+ */
+export const endingRecord = (record: string, rec = 'r.rec') =>
+  `(${record} || jsonb_build_object('is_deleted', CASE WHEN lower(btrim(${rec}->>'is_deleted')) IN ${TRUE_WORDS} THEN 'true'::jsonb ELSE '""'::jsonb END))`;
+
+/** SQL: the row (its `data`) has not ended (see endingRecord). */
+export const liveRow = (data: string) => `NOT ${data} @> '{"is_deleted": true}'`;
+
 /**
  * The set-based merge every keyed import read model uses (shops, products): the page's records are
  * merged per key in log order (later keys override earlier ones; "" removes a key), then one UPDATE

@@ -1,12 +1,15 @@
 import type { EventStore, RecordedEvent } from '#mds/event-store';
 import type { Pool } from 'pg';
 import { waitForProjection, type CheckpointListener } from './consistency';
+import type { ReadPools } from './read-pools';
 
 /** What queries read from: the read models' database, and the log for what is read from it directly (settings, runs). */
 export interface ReadDeps {
   pool: Pool;
   store: EventStore;
   notifications?: CheckpointListener;
+  /** Where reads that a replica may serve go (DATABASE_READ_URL); without it, the pool above. */
+  readPools?: ReadPools;
 }
 
 /**

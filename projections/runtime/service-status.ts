@@ -2,6 +2,7 @@ import type { Projection } from './projection';
 import { projectionTrouble } from './parking';
 import { projectionStatuses } from './projector';
 import type { ReadDeps } from './read-side';
+import type { ReplicaStatus } from './replica-monitor';
 
 export const SERVICE_STATUS = Symbol('ServiceStatus');
 
@@ -29,7 +30,7 @@ async function check(probe: () => Promise<Record<string, unknown> | void>, timeo
   }
 }
 
-export type ServiceHealth = { status: 'ok' | 'degraded' | 'failing'; database: Check; event_log: Check; projections: Check };
+export type ServiceHealth = { status: 'ok' | 'degraded' | 'failing'; database: Check; event_log: Check; projections: Check; read_replicas?: ReplicaStatus[] };
 
 /** What `/health` and `/metrics` report: the database, the event log and every read model's progress. */
 export class ServiceStatus {
@@ -62,7 +63,14 @@ export class ServiceStatus {
     const troubled = projections.status === 'ok' && (Object.keys(projections.parked as object).length > 0 || (projections.failing as string[]).length > 0);
     if (troubled) projections.status = 'degraded';
     const status = database.status !== 'ok' || eventLog.status !== 'ok' ? 'failing' : troubled ? 'degraded' : 'ok';
-    return { status, database, event_log: eventLog, projections };
+    // Replicas leave the status as it is: the primary serves whatever they cannot (their states say why).
+    const replicas = this.read.readPools?.replicas() ?? [];
+    return { status, database, event_log: eventLog, projections, ...(replicas.length > 0 ? { read_replicas: replicas } : {}) };
+  }
+
+  /** Each read replica's state and lag, and the reads counted by where they were served: `/metrics`. */
+  readReplicas() {
+    return { replicas: this.read.readPools?.replicas() ?? [], routes: this.read.readPools?.routes() ?? [] };
   }
 
   /** The log's head, every projection's checkpoint and lag, and what each could not apply: `/metrics`. */

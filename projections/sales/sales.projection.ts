@@ -18,7 +18,8 @@ export const salesProjection: Projection = {
   // 2: a transaction's tags are `tags` (sent on its header row, or as sale_tags: sale_fields).
   // 3: the state is the latest import's (COMPLETE when it sends none); data no longer keeps it.
   // 4: inside a datasync datatarget's window, sale_changes keeps each change with the transaction after it.
-  version: 4,
+  // 5: position: where the import that brought the transaction in is in the log (a customer's export names its run).
+  version: 5,
   eventTypes: [SALES_IMPORTED, DATA_QUERY_ACCEPTED, ...DATASYNC_TARGET_EVENTS],
   logDataTypes: [SALES_IMPORTED],
   batchSize: 20,
@@ -84,12 +85,12 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
   const page = pageRecords(events, '$1');
   await tx.query(
     `CREATE TEMP TABLE sales_batch ON COMMIT DROP AS
-     SELECT id, fields, fold, last.sale_total, last.sale_state, at FROM (
+     SELECT id, fields, fold, last.sale_total, last.sale_state, at, position FROM (
        SELECT r.rec->>'sale_external_id' AS id, jsonb_merge_agg(sale_fields(r.rec->'fields') - ARRAY['sale_state', '$customer_id'] ORDER BY c.position, r.n) AS fields,
               sale_rows_fold(r.rec->'rows', r.rec->>'rows_mode' ORDER BY c.position, r.n) AS fold,
               (array_agg(jsonb_build_object('sale_total', r.rec->'sale_total', 'sale_state', r.rec->'fields'->'sale_state')
                          ORDER BY c.position DESC, r.n DESC))[1] AS latest,
-              max(c.at) AS at
+              max(c.at) AS at, min(c.position) AS position
          FROM ${page.from}
         GROUP BY 1) g,
      LATERAL (SELECT (g.latest->>'sale_total')::bigint AS sale_total, coalesce(g.latest->>'sale_state', 'COMPLETE') AS sale_state) last`,
@@ -97,10 +98,10 @@ async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<
   );
   await queryByIndex(
     tx,
-    `INSERT INTO sales AS s (sale_external_id, data, products, sale_total, sale_state, sale_date, customer_external_id, phone, email, in_statistics, created_at, updated_at)
+    `INSERT INTO sales AS s (sale_external_id, data, products, sale_total, sale_state, sale_date, customer_external_id, phone, email, in_statistics, created_at, updated_at, position)
      SELECT b.id, m.data, m.rows, ${totalSql('b.sale_total', 'm.rows', 'm.data')},
             b.sale_state, (m.data->>'sale_date')::timestamptz, m.data->>'sale_customer_id', m.data->>'$phone', m.data->>'sale_email',
-            NOT (b.sale_state = ANY ($1::text[])), b.at, b.at
+            NOT (b.sale_state = ANY ($1::text[])), b.at, b.at, b.position
        FROM sales_batch b
        LEFT JOIN sales old ON old.sale_external_id = b.id
       CROSS JOIN LATERAL (SELECT jsonb_strip_empty(coalesce(old.data - 'sale_state', '{}'::jsonb) || b.fields) AS data, sale_rows_after(old.products, b.fold) AS rows) m

@@ -128,8 +128,24 @@ describe('requests generated from the OpenAPI document', () => {
           const text = await res.text();
           const where = `${op.method} ${op.path} ${JSON.stringify(r).slice(0, 200)} → ${res.status}`;
           if (res.status >= 500 && op.path !== '/health') problems.push(`${where}: ${text.slice(0, 200)}`);
-          const schema = documented(op, res.status);
           if (op.path === '/metrics' && res.status === 200) return;
+          // An NDJSON answer (exports): each line as the document gives a line.
+          const lines = op.responses[String(res.status)]?.content?.['application/x-ndjson']?.schema;
+          if (lines && res.status < 300) {
+            const validateLine = ajv.compile(jsonSchema(lines, components) as Schema);
+            for (const line of text.split('\n').filter((l) => l !== '')) {
+              let parsed: unknown;
+              try {
+                parsed = JSON.parse(line);
+              } catch {
+                problems.push(`${where}: a line is not JSON: ${line.slice(0, 100)}`);
+                return;
+              }
+              if (!validateLine(parsed)) problems.push(`${where}: ${ajv.errorsText(validateLine.errors)} in ${line.slice(0, 200)}`);
+            }
+            return;
+          }
+          const schema = documented(op, res.status);
           if (!schema) {
             problems.push(`${where}: no schema documented`);
             return;

@@ -148,6 +148,6 @@ describe('shops, settings and the import-run pattern over HTTP', () => {
     expect((await send('GET', '/api/data/shops/?limit=0', staff)).status).toBe(400);
     expect((await send('GET', '/api/data/shops/?limit=10001', staff)).status).toBe(400);
     const badKey = await send('GET', '/api/data/shops/?name%20%3D%201=x', staff);
-    expect([badKey.status, badKey.body.error.message]).toEqual([400, 'Unknown query parameter "name = 1"; accepted: limit, after, access-token, external_id, name, <COMPANY>__<field>']);
+    expect([badKey.status, badKey.body.error.message]).toEqual([400, 'Unknown query parameter "name = 1"; accepted: limit, after, access-token, include_deleted, external_id, name, <COMPANY>__<field>']);
   });
 });

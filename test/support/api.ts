@@ -3,6 +3,7 @@ import { createApiApp, type ApiContextModules } from '#mds/api';
 import { CreateUserCommand, CreateUserHandler, mintToken, type Role, type Scope } from '#mds/access';
 import { accessProjection, Projector, waitForProjection, type Projection } from '#mds/projections';
 import type { AppConfig } from '#mds/platform';
+import type { TestDatabase } from './database';
 import { openTestRuntime, type TestRuntime } from './runtime';
 
 export interface TestApi {
@@ -30,9 +31,10 @@ export function httpCaller(base: string): TestApi['call'] {
 
 /** The API on a fresh database, listening on loopback, with its projections running. */
 export async function startTestApi(
-  options: { env?: Record<string, string>; contexts?: ApiContextModules; config?: Partial<AppConfig>; projections?: Projection[] } = {},
+  options: { env?: Record<string, string>; contexts?: ApiContextModules; config?: Partial<AppConfig>; projections?: Projection[]; database?: TestDatabase } = {},
 ): Promise<TestApi> {
   const rt = await openTestRuntime({
+    database: options.database,
     projections: [accessProjection, ...(options.projections ?? [])],
     env: { MDS_PASSWORD_HASH_COST: '10', MDS_RATE_LIMIT_PER_MINUTE: '0', MDS_LEASE_RETRY_MS: '50', ...options.env },
     config: options.config,

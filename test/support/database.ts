@@ -53,17 +53,17 @@ function adminUrl(): string {
   return url;
 }
 
-/** A fresh, empty database on the test server, so test files never see each other's data. */
-export async function createTestDatabase(prefix = 'mds_test'): Promise<TestDatabase> {
+/** A fresh, empty database on the test server (or on `server`, an admin URL), so test files never see each other's data. */
+export async function createTestDatabase(prefix = 'mds_test', server = adminUrl()): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  const admin = new Client({ connectionString: adminUrl() });
+  const admin = new Client({ connectionString: server });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE "${name}"`);
   } finally {
     await admin.end();
   }
-  const url = new URL(adminUrl());
+  const url = new URL(server);
   url.pathname = `/${name}`;
   // Loaded only when asked for: the double needs the gRPC packages, which plain runs do not load.
   const double = LOG_ON_ESDB_DOUBLE ? await (await import('./esdb-double')).startEsdbDouble() : undefined;
@@ -77,7 +77,7 @@ export async function createTestDatabase(prefix = 'mds_test'): Promise<TestDatab
         doubles.delete(url.toString());
         await double.close();
       }
-      const c = new Client({ connectionString: adminUrl() });
+      const c = new Client({ connectionString: server });
       await c.connect();
       try {
         await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

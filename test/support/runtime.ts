@@ -23,9 +23,9 @@ export function captureLogger(lines: string[], level = 'info'): Logger {
 
 /** A runtime on a fresh database of the test server (never the embedded boot path). */
 export async function openTestRuntime(
-  options: { projections?: Projection[]; env?: Record<string, string>; config?: Partial<AppConfig> } = {},
+  options: { projections?: Projection[]; env?: Record<string, string>; config?: Partial<AppConfig>; database?: TestDatabase } = {},
 ): Promise<TestRuntime> {
-  const db = await createTestDatabase();
+  const db = options.database ?? (await createTestDatabase());
   // Checkpoints of the audit chain only where a test asks for them: they are events of the log.
   const keys = { MDS_SECRET_KEY: randomBytes(32).toString('hex'), MDS_AUDIT_SIGNING_KEY: randomBytes(32).toString('hex'), MDS_AUDIT_CHECKPOINT_MS: '0' };
   const config = { ...loadConfig({ ...keys, ...eventLogEnv(db.url), ...options.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' }), ...options.config };

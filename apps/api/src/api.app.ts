@@ -23,6 +23,7 @@ import { installJsonBody } from './platform/json-body';
 import { completeContract } from './platform/openapi-contract';
 import { clientErrorHandler, frameworkErrorHandler, installRequestLimits } from './platform/request-limits';
 import { PinoNestLogger } from './platform/nest-logger';
+import { installReadPosition } from './platform/read-position';
 import { METRICS } from './platform/tokens';
 import { RequestValidationPipe } from './platform/request-validation';
 
@@ -85,6 +86,7 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   app.useGlobalGuards(new PermissionsGuard(app.get(Reflector)), new QueryParametersGuard());
   // Request DTOs (class-validator): management bodies and query parameters; bulk records are checked by compiled schemas in the contexts.
   app.useGlobalPipes(new RequestValidationPipe());
+  installReadPosition(fastify, config.bodyLimitBytes, logger);
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from 'commander';
-import { ForgetCustomerCommand, identifierKind, type ForgetBy } from '#mds/customers';
+import { ForgetCustomerCommand, identifierKind, RecordCustomerExportCommand, type ForgetBy } from '#mds/customers';
 import { normalizePhone, type ImportAnswer } from '#mds/imports';
-import { ProjectionTimeoutError } from '#mds/projections';
+import { fixTimestampsInJson } from '#mds/platform';
+import { customerExportDocument, customerExportLines, ProjectionTimeoutError } from '#mds/projections';
 import { withCommands } from './cli-context';
 
 const BY: Record<string, ForgetBy> = { external_id: 'external_id', email: 'email', phone: 'phone_number', phone_number: 'phone_number' };
@@ -37,3 +38,25 @@ export function forgetCustomer(identifier: string, opts: { by?: string; timeout:
     process.stdout.write(`forgot customer ${customerId} (run ${answer.run_id}): their personal data is redaction markers now, in the personal-data store and every read model\n`);
   });
 }
+
+/**
+ * One customer's data on standard output, as the API's export gives it: the access recorded (actor
+ * `cli`) after a JSON document is built and before it is written, or before the first NDJSON line.
+ */
+export function exportCustomer(externalId: string, opts: { ndjson?: boolean }): Promise<void> {
+  return withCommands(async ({ commands, customers }) => {
+    const opened = await customers.openExport(externalId);
+    if (!opened) throw new Error(`no customer has the external id ${JSON.stringify(externalId)} now (never imported, or forgotten)`);
+    const record = (format: 'json' | 'ndjson') => commands.execute(new RecordCustomerExportCommand(opened.customerId, format, 'cli'));
+    if (!opts.ndjson) {
+      const document = await customerExportDocument(opened);
+      await record('json');
+      await write(`${fixTimestampsInJson(JSON.stringify(document, null, 2))}\n`);
+      return;
+    }
+    await record('ndjson');
+    for await (const lines of customerExportLines(opened)) await write(lines);
+  });
+}
+
+const write = (text: string) => new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())));

@@ -162,7 +162,7 @@ export function eventImport(settings: Settings, deps: EventImportDeps): ImportKi
       if (DELETED.includes(r.is_deleted)) return validateDeletion(r);
       return validateEvent(r, settings);
     },
-    async finish(accepted): Promise<FinishedRecords> {
+    async finish(accepted, request): Promise<FinishedRecords> {
       const errors: RecordError[] = [];
       const deletionIds = accepted.flatMap((a) => (isDeletion(a.record) ? [a.record.id] : []));
       const known = deletionIds.length > 0 ? await deps.knownEventIds([...new Set(deletionIds)]) : new Set<number>();
@@ -173,7 +173,8 @@ export function eventImport(settings: Settings, deps: EventImportDeps): ImportKi
       });
       const warnings = await unknownSales(kept, deps);
       const newCount = kept.filter((a) => !isDeletion(a.record)).length;
-      let next = newCount > 0 ? await reserveIds(deps.store, 'events', newCount, deps.actor) : 0;
+      // A dry run reserves no ids: its records are never stored.
+      let next = newCount > 0 && !request.dryRun ? await reserveIds(deps.store, 'events', newCount, deps.actor) : 0;
       const records = kept.map((a) => (isDeletion(a.record) ? a.record : { id: next++, ...a.record }));
       return { records, errors, warnings };
     },

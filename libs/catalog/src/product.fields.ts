@@ -28,6 +28,7 @@ export const PRODUCT_FIELDS: FieldTable = {
   visible: flag('Shown in the shop', true),
   exclude_from_recommendations: flag('Never recommended', 'false'),
   in_stock: flag('In stock', 1),
+  is_deleted: flag('true: the row leaves retrieval and exports (kept for statistics, linking and history; `?include_deleted=true` shows it); the next import of its key without it brings it back', true),
   recommendation_set_ids: { kind: 'list', description: 'Recommendation sets of the product', example: ['running'] },
   tags: { kind: 'list', description: 'Tags', example: 'new,outdoor' },
   main_product_ids: { kind: 'list', description: 'The parent products of a variant (integers are read as their digits)', example: [4400] },

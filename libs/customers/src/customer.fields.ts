@@ -54,6 +54,12 @@ export const CUSTOMER_FIELDS: FieldTable = {
   zip_code: text('Postal code', '00100'),
   language: text('Language code', 'fi'),
   cb_token: { kind: 'key', description: 'The customer\'s token: what events send as `customer_token`', example: 'cbt-5f2a91' },
+  consent_source: {
+    kind: 'text',
+    max: 200,
+    description: 'Where the permissions or mailing lists this record changes were given (a form, a shop, a call): kept with the change in the consent history, not on the customer',
+    example: 'checkout-form',
+  },
 };
 
 /** A customer is found by the first of these it has (README: Customers, identity). */

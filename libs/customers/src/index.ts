@@ -6,5 +6,7 @@ export { ImportCustomersCommand } from './import-customers/import-customers.comm
 export { ImportCustomersHandler } from './import-customers/import-customers.handler';
 export { ForgetCustomerCommand, forgetRecord, identifierKind, type ForgetBy } from './forget-customer/forget-customer.command';
 export { ForgetCustomerHandler } from './forget-customer/forget-customer.handler';
+export { RecordCustomerExportCommand } from './record-customer-export/record-customer-export.command';
+export { RecordCustomerExportHandler } from './record-customer-export/record-customer-export.handler';
 export { CustomersModule } from './customers.module';
 export * as customerMergeModel from './merge/customer-merge.model';

@@ -53,6 +53,22 @@ export interface ImportAnswer {
   warnings?: RecordError[];
 }
 
+/**
+ * The answer to `?dry_run=true`: what the import of the same body would answer now, less the run
+ * (`run_id`, `run_url`), since nothing was recorded: no event, no personal data, no Idempotency-Key.
+ */
+export interface DryRunAnswer {
+  response: 'ok';
+  dry_run: true;
+  accepted: number;
+  rejected: number;
+  errors: RecordError[];
+  warnings?: RecordError[];
+}
+
+/** What an upload answers: the run, or, for a dry run, what the run would be. */
+export type UploadAnswer = ImportAnswer | DryRunAnswer;
+
 /** One import request as the HTTP layer parsed it: what every import command carries. */
 export interface ImportRequest {
   records: unknown[];
@@ -65,6 +81,8 @@ export interface ImportRequest {
   tokenId?: string;
   requestId?: string;
   now?: Date;
+  /** `?dry_run=true`: validate and answer as the import would, recording nothing. */
+  dryRun?: boolean;
 }
 
 /** What a context supplies to run an import of its records. */
@@ -83,8 +101,9 @@ export interface ImportKind<R> {
    * Whole-request step after the per-record checks, before the append: may reject more records
    * (e.g. a sale transaction without a date), add warnings, assign identifiers in the command
    * (event ids) and reshape what is stored (sale rows → transactions). Absent: records stored as validated.
+   * In a dry run (`request.dryRun`) it reads as usual but appends nothing (no identifiers are reserved).
    */
-  finish?(accepted: Array<{ index: number; record: R }>, request: { records: unknown[]; errors: RecordError[] }): Promise<FinishedRecords>;
+  finish?(accepted: Array<{ index: number; record: R }>, request: { records: unknown[]; errors: RecordError[]; dryRun?: boolean }): Promise<FinishedRecords>;
 }
 
 export interface FinishedRecords {
@@ -236,12 +255,14 @@ export function validateRecords<R>(kind: ImportKind<R>, records: unknown[]): { a
  * `atomic`, anything) is invalid, else append the run header and every chunk to `import-<run_id>`
  * in one atomic append and answer once it is durable. With an Idempotency-Key the run id derives
  * from (caller, key), so a retry finds the first run and gets its answer; another body → 422.
+ * A dry run (`input.dryRun`) goes as far as the append and answers without it (see DryRunAnswer).
  */
 export async function runImport<R>(
   store: EventStore,
   kind: ImportKind<R>,
   input: ImportRequest,
-): Promise<{ answer: ImportAnswer; position: number; replayed: boolean }> {
+): Promise<{ answer: UploadAnswer; position: number | null; replayed: boolean }> {
+  if (input.dryRun) return dryRun(kind, input);
   // The body's hash only matters to recognise a retry, so only requests with a key pay for it.
   const bodyHash = input.idempotencyKey ? createHash('sha256').update(JSON.stringify(input.records)).digest('hex') : null;
   const runId = input.idempotencyKey ? keyedRunId(input.caller, input.idempotencyKey) : randomUUID();
@@ -249,26 +270,7 @@ export async function runImport<R>(
     const replay = await previousAnswer(store, runId, bodyHash);
     if (replay) return replay;
   }
-  const validated = validateRecords(kind, input.records);
-  const refuse = (errors: RecordError[], acceptedCount: number) => {
-    if (input.records.length > 0 && (acceptedCount === 0 || (input.atomic && errors.length > 0))) {
-      throw invalidRequest(
-        acceptedCount === 0 ? `No record could be imported (${errors.length} rejected)` : `${errors.length} record(s) rejected; nothing imported (atomic=true)`,
-        errors.slice(0, MAX_ERRORS_LISTED),
-      );
-    }
-  };
-  refuse(validated.errors, validated.accepted.length);
-  let stored: unknown[] = validated.accepted.map((a) => a.record);
-  let errors = validated.errors;
-  let warnings: RecordError[] = [];
-  if (kind.finish && validated.accepted.length > 0) {
-    const finished = await kind.finish(validated.accepted, { records: input.records, errors: validated.errors });
-    errors = [...errors, ...finished.errors].sort((a, b) => a.index - b.index);
-    warnings = finished.warnings;
-    refuse(errors, input.records.length - errors.length);
-    stored = finished.records;
-  }
+  const { stored, errors, warnings } = await decideRecords(kind, input);
   const listed = errors.slice(0, MAX_ERRORS_LISTED);
   const accepted = input.records.length - errors.length;
   const chunks = chunkRecords(stored);
@@ -306,6 +308,54 @@ export async function runImport<R>(
     }
     throw err;
   }
+}
+
+/**
+ * Every record validated, then the whole-request step: what the run stores, its errors (in request
+ * order) and warnings; 400 when nothing (or, with `atomic`, not everything) can be imported.
+ */
+async function decideRecords<R>(kind: ImportKind<R>, input: ImportRequest): Promise<{ stored: unknown[]; errors: RecordError[]; warnings: RecordError[] }> {
+  const validated = validateRecords(kind, input.records);
+  const refuse = (errors: RecordError[], acceptedCount: number) => {
+    if (input.records.length > 0 && (acceptedCount === 0 || (input.atomic && errors.length > 0))) {
+      throw invalidRequest(
+        acceptedCount === 0 ? `No record could be imported (${errors.length} rejected)` : `${errors.length} record(s) rejected; nothing imported (atomic=true)`,
+        errors.slice(0, MAX_ERRORS_LISTED),
+      );
+    }
+  };
+  refuse(validated.errors, validated.accepted.length);
+  let stored: unknown[] = validated.accepted.map((a) => a.record);
+  let errors = validated.errors;
+  let warnings: RecordError[] = [];
+  if (kind.finish && validated.accepted.length > 0) {
+    const finished = await kind.finish(validated.accepted, { records: input.records, errors: validated.errors, dryRun: input.dryRun });
+    errors = [...errors, ...finished.errors].sort((a, b) => a.index - b.index);
+    warnings = finished.warnings;
+    refuse(errors, input.records.length - errors.length);
+    stored = finished.records;
+  }
+  return { stored, errors, warnings };
+}
+
+/**
+ * A dry run: the same checks and whole-request step as the import (read models consulted alike), the
+ * same 400s, the same answer less the run. The Idempotency-Key's form is checked, but the key is
+ * neither looked up nor kept, so a later import with it is the first.
+ */
+async function dryRun<R>(kind: ImportKind<R>, input: ImportRequest): Promise<{ answer: DryRunAnswer; position: null; replayed: false }> {
+  if (input.idempotencyKey) keyedRunId(input.caller, input.idempotencyKey);
+  const { errors, warnings } = await decideRecords(kind, input);
+  const inOrder = (list: RecordError[]) => list.slice(0, MAX_ERRORS_LISTED).map(({ index, field, code, message }) => ({ index, field, code, message }));
+  const answer: DryRunAnswer = {
+    response: 'ok',
+    dry_run: true,
+    accepted: input.records.length - errors.length,
+    rejected: errors.length,
+    errors: inOrder(errors),
+    ...(warnings.length > 0 ? { warnings: inOrder(warnings) } : {}),
+  };
+  return { answer, position: null, replayed: false };
 }
 
 /**
@@ -373,6 +423,11 @@ export interface RunStatus {
   warnings: RecordError[];
   created_at: string;
   completed_at: string | null;
+  /**
+   * Once the run has ended: the log position its read models have passed. A read sent with it
+   * (`Min-Position`) sees the run, on a replica or the primary. Null while scheduled.
+   */
+  log_position: number | null;
 }
 
 /** A run's header and the log position its projection must pass for the run to be complete. */

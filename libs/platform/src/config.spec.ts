@@ -48,4 +48,12 @@ describe('log format', () => {
     expect(loadConfig({ LOG_FORMAT: 'JSON' }).logFormat).toBe('json');
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow('LOG_FORMAT must be json or pretty, got "xml"');
   });
+
+  it('takes read replicas as a comma-separated list, with a lag bound', () => {
+    expect(loadConfig({})).toMatchObject({ databaseReadUrls: [], readMaxLagMs: 5000, readCheckMs: 1000 });
+    const c = loadConfig({ DATABASE_READ_URL: ' postgres://r1/mds, postgresql://r2:5433/mds ,', DATABASE_READ_MAX_LAG_MS: '2000' });
+    expect(c).toMatchObject({ databaseReadUrls: ['postgres://r1/mds', 'postgresql://r2:5433/mds'], readMaxLagMs: 2000 });
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://r1/mds,r2:5433' })).toThrow('DATABASE_READ_URL must be one or more postgres:// URLs, separated by commas');
+    expect(() => loadConfig({ DATABASE_READ_MAX_LAG_MS: '5s' })).toThrow(/DATABASE_READ_MAX_LAG_MS must be an integer/);
+  });
 });

@@ -5,6 +5,12 @@ export interface AppConfig {
   port: number;
   host: string;
   databaseUrl?: string;
+  /** DATABASE_READ_URL: streaming replicas of DATABASE_URL's server that retrieval may read from. */
+  databaseReadUrls: string[];
+  /** A replica replaying the primary's WAL later than this is skipped until it catches up. */
+  readMaxLagMs: number;
+  /** How often each replica's state and lag are checked. */
+  readCheckMs: number;
   dataDir: string;
   embeddedPgPort?: number;
   eventStoreUrl?: string;
@@ -128,6 +134,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const databaseReadUrls = (env.DATABASE_READ_URL ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  if (databaseReadUrls.some((u) => !/^postgres(ql)?:\/\//.test(u))) {
+    throw new ConfigError('DATABASE_READ_URL must be one or more postgres:// URLs, separated by commas');
+  }
   const eventStoreUrl = env.EVENTSTORE_URL?.trim() || undefined;
   if (eventStoreUrl && !/^(esdb|esdb\+discover|kurrentdb|kdb):\/\//.test(eventStoreUrl)) {
     throw new ConfigError('EVENTSTORE_URL must be an esdb:// connection string');
@@ -137,6 +147,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST?.trim() || '0.0.0.0',
     databaseUrl,
+    databaseReadUrls,
+    readMaxLagMs: int(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 100, 3_600_000),
+    readCheckMs: int(env, 'DATABASE_READ_CHECK_MS', 1000, 50, 60_000),
     dataDir: path.resolve(env.MDS_DATA_DIR?.trim() || '.mds-data'),
     embeddedPgPort: env.MDS_EMBEDDED_PG_PORT ? int(env, 'MDS_EMBEDDED_PG_PORT', 0, 1, 65535) : undefined,
     eventStoreUrl,

@@ -10,12 +10,16 @@ types.setTypeParser(types.builtins.INT8, (value) => {
 
 export type { Pool, PoolClient } from 'pg';
 
-export function createPool(url: string, options: { max?: number; applicationName?: string; logger?: Logger } = {}): Pool {
+export function createPool(
+  url: string,
+  options: { max?: number; applicationName?: string; logger?: Logger; connectionTimeoutMs?: number; queryTimeoutMs?: number } = {},
+): Pool {
   const pool = new Pool({
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'mds',
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+    ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => options.logger?.warn({ err: err.message }, 'idle database connection failed'));

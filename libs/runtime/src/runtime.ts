@@ -28,7 +28,7 @@ import {
   type Logger,
   type Pool,
 } from '#mds/platform';
-import { ensureProjectionTables, OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, type Projection, type RunnerDeps } from '#mds/projections';
+import { ensureProjectionTables, OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, ReadPools, type Projection, type Replica, type RunnerDeps } from '#mds/projections';
 
 /**
  * The personal fields of each kind of import chunk, kept apart from the log (forgettable payloads;
@@ -64,6 +64,8 @@ export interface Runtime {
   databaseUrl: string;
   notifications: PgNotifications;
   store: EventStore;
+  /** Where retrieval reads go: DATABASE_READ_URL's replicas when they may serve, else `pool`. */
+  readPools: ReadPools;
   projections: Projection[];
   embedded?: EmbeddedPostgresHandle;
   accessDeps: AccessDeps;
@@ -104,6 +106,11 @@ export async function openRuntime(
     databaseUrl = embedded.url;
   }
   const pool = createPool(databaseUrl, { max: options.poolSize ?? config.poolSize, applicationName: `mds-${options.role ?? 'service'}`, logger });
+  const replicaPools = config.databaseReadUrls.map((url) =>
+    // A replica that does not answer must not hold a read for long: the primary serves it instead.
+    createPool(url, { max: options.poolSize ?? config.poolSize, applicationName: `mds-${options.role ?? 'service'}-reads`, logger, connectionTimeoutMs: 2000, queryTimeoutMs: 30_000 }),
+  );
+  const endReplicaPools = () => Promise.all(replicaPools.map((p) => p.end().catch(() => undefined)));
   try {
     await waitForDatabase(pool, logger);
     await runMigrations(pool, [
@@ -115,7 +122,15 @@ export async function openRuntime(
     const notifications = new PgNotifications(databaseUrl, ['mds_events', 'mds_checkpoints', OUTLETS_CHANNEL], logger);
     await notifications.start();
     const secrets = new SecretBox(() => loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir, logger }));
-    const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, eventStoreMaxAppendBytes: config.eventStoreMaxAppendBytes, notifications, upcasters: createUpcasters(secrets), personalFields: PERSONAL_FIELDS });
+    const upcasters = createUpcasters(secrets);
+    const store = createEventStore({ pool, eventStoreUrl: config.eventStoreUrl, eventStoreMaxAppendBytes: config.eventStoreMaxAppendBytes, notifications, upcasters, personalFields: PERSONAL_FIELDS });
+    const replicas: Replica[] = replicaPools.map((replicaPool, i) => ({
+      name: replicaName(config.databaseReadUrls, i),
+      pool: replicaPool,
+      // The log's copy on the replica, for the audit trail; a log on EventStoreDB is not on it.
+      log: config.eventStoreUrl ? undefined : createEventStore({ pool: replicaPool, upcasters, personalFields: PERSONAL_FIELDS }),
+    }));
+    const readPools = new ReadPools({ pool, store }, replicas, { maxLagMs: config.readMaxLagMs, checkMs: config.readCheckMs, logger });
     const url = databaseUrl;
     const accessDeps: AccessDeps = {
       secrets,
@@ -132,6 +147,7 @@ export async function openRuntime(
       databaseUrl: url,
       notifications,
       store,
+      readPools,
       projections,
       embedded,
       accessDeps,
@@ -149,17 +165,30 @@ export async function openRuntime(
         auditCheckpointMs: config.auditCheckpointMs,
       }),
       async close() {
+        await readPools.close();
         await notifications.close();
         await store.close();
+        await endReplicaPools();
         await pool.end();
         await embedded?.stop();
       },
     };
   } catch (err) {
+    await endReplicaPools();
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
+}
+
+/** How /health and /metrics name the i-th replica: host, port and database, never the credentials. */
+function replicaName(urls: string[], i: number): string {
+  const name = (u: string) => {
+    const url = new URL(u);
+    return `${url.hostname}:${url.port || 5432}${url.pathname}`;
+  };
+  const own = name(urls[i]);
+  return urls.filter((u) => name(u) === own).length > 1 ? `${own}#${i + 1}` : own;
 }
 
 /** Every read model's tables, created when missing (their projection may not have run yet): the API reads them from its first request. */

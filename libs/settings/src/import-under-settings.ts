@@ -1,5 +1,5 @@
 import type { EventStore } from '#mds/event-store';
-import { runImport, type ImportAnswer, type ImportKind, type ImportRequest } from '#mds/imports';
+import { runImport, type UploadAnswer, type ImportKind, type ImportRequest } from '#mds/imports';
 import { loadSettings, type Settings } from './settings';
 
 /**
@@ -12,7 +12,7 @@ export abstract class ImportUnderSettings<C extends { request: ImportRequest }> 
 
   protected abstract kind(settings: Settings, command: C): ImportKind<unknown>;
 
-  async execute(command: C): Promise<ImportAnswer> {
+  async execute(command: C): Promise<UploadAnswer> {
     const { settings } = await loadSettings(this.store);
     return (await runImport(this.store, this.kind(settings, command), command.request)).answer;
   }

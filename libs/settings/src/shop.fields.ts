@@ -4,6 +4,7 @@ import type { FieldTable, RecordTable } from '#mds/imports';
 export const SHOP_FIELDS: FieldTable = {
   external_id: { kind: 'id', required: true, description: 'The shop\'s identifier: what customers, products and sales name as shop_id', example: 'web-fi' },
   name: { kind: 'string', description: 'The shop\'s name', example: 'Web shop (Finnish)' },
+  is_deleted: { kind: 'boolean', description: 'true: the shop leaves retrieval and exports (kept; `?include_deleted=true` shows it); the next import of it without is_deleted brings it back', example: true },
 };
 
 export const SHOP_RECORD: RecordTable = {

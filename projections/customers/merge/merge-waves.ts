@@ -2,7 +2,7 @@ import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type E
 import type { RecordedEvent } from '#mds/event-store';
 import { dataOf, pageRecords, queryByIndex, type ProjectionTx } from '../../runtime/projection';
 import { eraseForgotten } from '../erasure';
-import { DISTINCT_RELAXED, DISTINCT_STRICT, EMAIL_OF, NEEDS_MERGE, OWN_REPEATS, PHONE_OF, SET_FREE, TARGET, waveStatements } from './merge.sql';
+import { DISTINCT_RELAXED, DISTINCT_STRICT, EMAIL_OF, KEPT, NEEDS_MERGE, OWN_REPEATS, PHONE_OF, SET_FREE, TARGET, waveStatements } from './merge.sql';
 
 /**
  * The wave engine of the customers merge: a page of chunks goes into a temporary table (cb); then, in
@@ -25,9 +25,9 @@ export async function applyImports(events: RecordedEvent[], tx: ProjectionTx): P
   await tx.query(
     `CREATE TEMP TABLE cb ON COMMIT DROP AS
      SELECT x.*, ${TARGET('x')} AS target FROM (
-       SELECT c.position * 10000 + r.n AS ord, c.position, c.at, r.rec,
+       SELECT c.position * 10000 + r.n AS ord, c.position, c.at, ${KEPT('r.rec')} AS rec,
               nullif(r.rec->>'external_id', '') AS ext, ${PHONE_OF('r.rec')} AS phone, ${EMAIL_OF('r.rec')} AS email,
-              coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE('r.rec')} AS merge,
+              coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE(KEPT('r.rec'))} AS merge,
               NULL::boolean AS phone_free, NULL::boolean AS email_free, c.at AS first_at, false AS logged
          FROM ${page.from}
         WHERE jsonb_typeof(r.rec) = 'object') x`,

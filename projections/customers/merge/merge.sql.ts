@@ -95,6 +95,9 @@ export const TARGET = (t: string) => `coalesce(
 export const MERGE = (cur: string, w: string) =>
   `CASE WHEN ${w}.merge THEN customer_merge(${cur}, ${w}.rec) ELSE ${cur} || (${w}.rec - ARRAY['$phone', '$token', '$no_create']) END`;
 
+/** A record less the keys about the change alone (CHANGE_ONLY_FIELDS: consent_source), which the customer never keeps. */
+export const KEPT = (rec: string) => `CASE WHEN ${rec} ? 'consent_source' THEN ${rec} - 'consent_source' ELSE ${rec} END`;
+
 /** True when merging the record needs more than a concatenation: a list operation or a key sent as "". */
 export const NEEDS_MERGE = (rec: string) =>
   `(${rec} ?| ARRAY['tags.add', 'tags.remove', 'mailing_lists.add', 'mailing_lists.remove'] OR jsonb_path_exists(${rec}, '$.* ? (@ == "")'))`;

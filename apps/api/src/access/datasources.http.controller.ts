@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CreateDatasourceCommand, DATASOURCE_DATATYPES, type DatasourceView } from '#mds/access';
-import type { ImportAnswer } from '#mds/imports';
+import type { UploadAnswer } from '#mds/imports';
 import { invalidRequest, notFound } from '#mds/platform';
 import { ACCESS_READ_MODEL, type AccessReadModel } from '#mds/projections';
 import { uploadCommand } from '../imports/uploads';
@@ -70,14 +70,14 @@ export class DatasourcesHttpController {
     summary: 'Import through a datasource (legacy): the body of its datatype\'s upload (`{customers: [...]}`, `{products: [...]}`, `{events: [...]}` or a bare list, `{sales: [...]}`)',
     description: 'Answers exactly as that datatype\'s `/api/<datatype>/upload/`: partial acceptance, `?atomic=true`, `Idempotency-Key`, a run readable at GET /api/runs/{run_id}/. Unknown datasource: 404.',
   }, datasourceImportBody())
-  async importThrough(@Req() request: FastifyRequest, @Param('datasource_id') id: string, @Body() body: unknown): Promise<ImportAnswer> {
+  async importThrough(@Req() request: FastifyRequest, @Param('datasource_id') id: string, @Body() body: unknown): Promise<UploadAnswer> {
     const datasource = await this.datasource(id);
     return this.commands.execute(uploadCommand(datasource.datatype, request, body));
   }
 
   // Its own handler: stacked @Post and @Put on one method register only the outermost.
   @UploadEndpoint('PUT', ':datasource_id/import', { summary: 'Import through a datasource (legacy; PUT spelling, the same as POST)' }, datasourceImportBody())
-  importThroughPut(@Req() request: FastifyRequest, @Param('datasource_id') id: string, @Body() body: unknown): Promise<ImportAnswer> {
+  importThroughPut(@Req() request: FastifyRequest, @Param('datasource_id') id: string, @Body() body: unknown): Promise<UploadAnswer> {
     return this.importThrough(request, id, body);
   }
 

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import { EVENT_RECORD } from '#mds/activity';
-import type { ImportAnswer } from '#mds/imports';
+import type { UploadAnswer } from '#mds/imports';
 import { invalidRequest, notFound } from '#mds/platform';
 import { EVENTS_READ_MODEL, SETTINGS_READ_MODEL, type EventsReadModel, type SettingsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
@@ -37,14 +37,14 @@ export class EventsHttpController {
       'Each event needs type, date and one of customer_id, phone_number, email, customer_token, plus its type\'s fields (README: events). ' +
       'Custom types from the settings are accepted. `[{id, is_deleted: true}]` deletes events by the ids retrieval shows. Same run pattern as customers.',
   }, uploadBody('events'))
-  upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+  upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<UploadAnswer> {
     return this.commands.execute(uploadCommand('events', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
   @ApiTags('imports')
   @UploadEndpoint('PUT', ['api/events/upload', 'api/event/upload'], { summary: 'Import customer events (PUT spelling; the same as POST)' }, uploadBody('events'))
-  uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+  uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<UploadAnswer> {
     return this.upload(request, body);
   }
 

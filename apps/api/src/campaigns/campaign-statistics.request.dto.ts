@@ -1,5 +1,6 @@
 import { IsIn, IsOptional, IsString } from 'class-validator';
-import type { CampaignCursor } from '#mds/projections';
+import { coerceDateTime, DATE_PATTERN, DATETIME_PATTERN } from '#mds/imports';
+import type { CampaignCursor, SalesBound } from '#mds/projections';
 import { Satisfies, WholeNumber } from '../platform/request-validation';
 
 /** The `next` of a page: where the next one starts (opaque to clients). */
@@ -33,6 +34,65 @@ export class CampaignStatisticsQuery {
 
   @IsOptional()
   @Satisfies((v) => v === '' || decodeCursor(v) !== undefined, () => 'from must be the next of an earlier page')
+  from?: string;
+
+  @IsOptional()
+  @Satisfies((v) => v === '' || salesBound(v) !== undefined, (v) => boundProblem('sales_start', v))
+  sales_start?: string;
+
+  @IsOptional()
+  @Satisfies((v) => v === '' || salesBound(v) !== undefined, (v) => boundProblem('sales_end', v))
+  sales_end?: string;
+
+  @IsOptional()
+  @IsString({ message: 'access-token must be given once' })
+  'access-token'?: string;
+}
+
+const DATE = new RegExp(DATE_PATTERN);
+const DATETIME = new RegExp(DATETIME_PATTERN);
+
+/**
+ * `sales_start`/`sales_end` as the query reads them: a date is a day in the settings' time zone; a
+ * timestamp with an offset (or Z) an instant; one without a wall-clock time in that zone. Undefined
+ * when the value is none of these (an impossible date or time, an offset beyond ±18:00, a year
+ * outside 0001–9999).
+ */
+export function salesBound(value: unknown): SalesBound | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const raw = value.trim();
+  try {
+    coerceDateTime(raw, 'UTC');
+  } catch {
+    return undefined;
+  }
+  if (DATE.test(raw)) return { kind: 'day', value: raw };
+  const m = DATETIME.exec(raw)!;
+  const wall = `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}${m[7] ? `.${m[7]}` : ''}`;
+  if (!m[8]) return { kind: 'local', value: wall };
+  return { kind: 'instant', value: wall + (m[8].toUpperCase() === 'Z' ? '+00:00' : `${m[8].slice(0, 3)}:${m[8].slice(-2)}`) };
+}
+
+function boundProblem(name: string, value: unknown): string {
+  const what = `${name} must be a date (2026-03-01, a day in the settings' time zone) or an ISO 8601 timestamp (2026-03-01T12:00:00Z; without an offset, in that zone)`;
+  if (typeof value !== 'string') return `${name} must be given once`;
+  try {
+    coerceDateTime(value.trim(), 'UTC');
+  } catch (err) {
+    return `${what}: ${(err as Error).message}`;
+  }
+  return what;
+}
+
+const DAILY_LIMIT = 'limit must be a whole number from 1 to 1000 (100 when absent); fetch more days with next';
+
+/** `GET /api/campaign/actions/{campaign_key}/daily/?limit=&from=` */
+export class CampaignDailyQuery {
+  @WholeNumber('limit', 1, 1000, DAILY_LIMIT)
+  limit?: number;
+
+  @IsOptional()
+  @Satisfies((v) => v === '' || (typeof v === 'string' && salesBound(v)?.kind === 'day'), () => 'from must be a date YYYY-MM-DD: the first day wanted, or the next of an earlier page')
   from?: string;
 
   @IsOptional()

@@ -103,3 +103,14 @@ export function listFilters(query: Record<string, unknown>, list: ListQuery, con
   }
   return filters;
 }
+
+/** `?include_deleted=true` of the lists whose rows can end (products, shops): absent is false; anything but a boolean is a 400. */
+export function includeDeleted(query: Record<string, unknown>): boolean {
+  const value = query.include_deleted;
+  if (Array.isArray(value)) throw invalidRequest('include_deleted must be given once');
+  try {
+    return coerceBoolean(value) === true;
+  } catch {
+    throw invalidRequest('include_deleted must be true or false');
+  }
+}

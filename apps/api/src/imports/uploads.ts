@@ -34,22 +34,28 @@ export const UPLOAD_ROUTES = {
 
 export type UploadDatatype = keyof typeof UPLOAD_ROUTES;
 
-/** The import command of a request: its records, `?atomic`, `Idempotency-Key`, the caller. */
+/** A boolean query parameter of an upload (`?atomic`, `?dry_run`): absent is false. */
+function flag(query: Record<string, unknown>, name: string): boolean {
+  try {
+    return coerceBoolean(query[name]) === true;
+  } catch {
+    throw invalidRequest(`${name} must be true or false`);
+  }
+}
+
+/** The import command of a request: its records, `?atomic`, `?dry_run`, `Idempotency-Key`, the caller. */
 export function uploadCommand(datatype: string, request: FastifyRequest, body: unknown): object {
   const route: UploadRoute | undefined = UPLOAD_ROUTES[datatype as UploadDatatype];
   if (!route) throw new Error(`no upload route for ${datatype}`);
   const query = request.query as Record<string, unknown>;
-  let atomic: boolean | undefined;
-  try {
-    atomic = coerceBoolean(query.atomic);
-  } catch {
-    throw invalidRequest('atomic must be true or false');
-  }
+  const atomic = flag(query, 'atomic');
+  const dryRun = flag(query, 'dry_run');
   const key = request.headers['idempotency-key'];
   if (Array.isArray(key)) throw invalidRequest('send one Idempotency-Key');
   return route.command({
     records: recordsOf(body, route.bodyKey, route.allowBareList),
-    atomic: atomic === true,
+    atomic,
+    dryRun,
     idempotencyKey: key?.trim() || undefined,
     caller: request.principal!.ownerId,
     tokenId: request.principal!.tokenId,

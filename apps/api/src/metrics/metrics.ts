@@ -9,7 +9,7 @@ export class ServiceMetrics {
   readonly requests: Counter<'method' | 'route' | 'status'>;
   readonly latency: Histogram<'method' | 'route'>;
 
-  constructor(status: Pick<ServiceStatus, 'readSide'>) {
+  constructor(status: Pick<ServiceStatus, 'readSide' | 'readReplicas'>) {
     collectDefaultMetrics({ register: this.registry, prefix: 'mds_process_' });
     this.requests = new Counter({
       name: 'mds_http_requests_total',
@@ -59,11 +59,50 @@ export class ServiceMetrics {
       'Events the live generation of each projection could not apply and went past (mds projections parked)',
       (r, p) => r.trouble.find((t) => t.name === p)?.parked,
     );
+    this.watchReadReplicas(status);
     perProjection(
       'mds_projection_apply_failures',
       'Failed attempts to apply a page, by the live generation of each projection since it was built',
       (r, p) => r.trouble.find((t) => t.name === p)?.failures,
     );
+  }
+
+  /**
+   * Read replicas (DATABASE_READ_URL), from this process's checks: each one's lag and whether it serves
+   * reads, and where this process's replica-eligible reads went and why.
+   */
+  private watchReadReplicas(status: Pick<ServiceStatus, 'readReplicas'>): void {
+    const perReplica = (name: string, help: string, value: (r: ReturnType<ServiceStatus['readReplicas']>['replicas'][number]) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['replica'],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const r of status.readReplicas().replicas) {
+            const v = value(r);
+            if (v !== null) this.set({ replica: r.replica }, v);
+          }
+        },
+      });
+    perReplica('mds_read_replica_lag_seconds', "How long ago the primary wrote WAL each replica has not replayed yet (0: it has everything), at the last check", (r) => r.lag_seconds);
+    perReplica('mds_read_replica_lag_bytes', "WAL bytes each replica's replay trails the primary by, at the last check", (r) => r.lag_bytes);
+    perReplica('mds_read_replica_serving', '1 while a replica serves reads; 0 while it is down, lagging past DATABASE_READ_MAX_LAG_MS, or not checked yet', (r) => (r.state === 'streaming' ? 1 : 0));
+    const counted = new Map<string, number>();
+    new Counter({
+      name: 'mds_read_replica_reads_total',
+      help: 'Reads a replica may serve, by where they were served (a replica, or primary) and why: replica, no_usable_replica, position_not_replayed (Min-Position), replica_failed',
+      labelNames: ['served_by', 'route'],
+      registers: [this.registry],
+      collect() {
+        for (const r of status.readReplicas().routes) {
+          const key = `${r.servedBy}\n${r.route}`;
+          this.inc({ served_by: r.servedBy, route: r.route }, r.count - (counted.get(key) ?? 0));
+          counted.set(key, r.count);
+        }
+      },
+    });
   }
 
   /** The request-body memory budget (MDS_BODY_MEMORY_BUDGET), read at scrape time. */

@@ -30,11 +30,16 @@ const SCHEMAS: Record<string, Schema> = {
   Error: obj({ error: obj({ code: str, message: str }) }),
   RecordError: obj({ index: int, field: nullable(str), code: str, message: str }),
   ImportAnswer: obj({ response: { type: 'string', enum: ['ok'] }, run_id: str, run_url: str, accepted: int, rejected: int, errors: arr(ref('RecordError')) }, { warnings: arr(ref('RecordError')) }),
-  Run: obj({ run_id: str, kind: str, state: { type: 'string', enum: ['scheduled', 'completed', 'failed'] }, received: int, accepted: int, rejected: int, errors: arr(ref('RecordError')), warnings: arr(ref('RecordError')), created_at: str, completed_at: nullable(str) }),
+  ImportDryRunAnswer: obj({ response: { type: 'string', enum: ['ok'] }, dry_run: { type: 'boolean', enum: [true] }, accepted: int, rejected: int, errors: arr(ref('RecordError')) }, { warnings: arr(ref('RecordError')) }),
+  Run: obj({ run_id: str, kind: str, state: { type: 'string', enum: ['scheduled', 'completed', 'failed'] }, received: int, accepted: int, rejected: int, errors: arr(ref('RecordError')), warnings: arr(ref('RecordError')), created_at: str, completed_at: nullable(str) }, { log_position: nullable(int) }),
   Datatarget: obj({ id: str, datatarget_type: { type: 'string', enum: ['messages', 'datasync'] }, name: str, created_at: str, enabled: bool, outlets: arr(), last_message_number: int }, { retention_days: nullable(int), datatype: str, description: str }),
   Outlet: obj({ id: str, outlet_type: str, enabled: bool, request: { type: 'object' }, is_batched: bool, max_batch_size: int, last_delivered_message_number: int, delivered_batch_count: int, signed: bool, created_at: str }, { paused_reason: nullable(str), failing_since: nullable(str), next_attempt_at: nullable(str) }),
   Integration: obj({ id: str, name: str, enabled: bool, created_at: str }, { tokens: arr() }),
-  Campaign: obj({ campaign_key: str, stats: { type: 'object' } }),
+  Campaign: obj({ campaign_key: str, stats: nullable(obj({ performance: ref('CampaignPerformance') })) }),
+  CampaignPerformance: obj({ audience_reached: int, unique_opens: int, total_opens: int, unique_clicks: int, total_clicks: int, audience_converted: int,
+    open_rate: nullable({ type: 'number' }), click_rate: nullable({ type: 'number' }), conversion_rate: nullable({ type: 'number' }), revenue_per_recipient: nullable({ type: 'number' }) }),
+  CampaignDay: obj({ date: str, sent: int, delivered: int, opens: int, clicks: int, unsubscribes: int, spam_reports: int, bounces: int,
+    unique_opens: int, unique_clicks: int, total_sales: int, total_revenue: int, sales_for_conversion: int }),
   Deleted: obj({ deleted: bool, id: str }),
 };
 
@@ -62,6 +67,8 @@ const ANSWERS: Record<string, Schema> = {
   'GET /api/data/shops': list('shops'),
   'GET /api/data/customers': list('customers'),
   'GET /api/data/customers/{external_id}/history': list('changes', obj({ position: int, at: str, type: str })),
+  'GET /api/data/customers/{external_id}/consent': list('consent', obj({ position: int, at: str, run_id: nullable(str), type: str, consent_source: nullable(str), fields: { type: 'object' } })),
+  'GET /api/data/customers/{external_id}/export': obj({ customer_id: int, external_id: str, exported_at: str, customer: obj({ record: { type: 'object' }, changes: arr() }), consent: arr(), events: arr(), sales: arr(), campaign_events: arr(), messages: arr(), count: int }),
   'GET /api/data/products': list('products'),
   'GET /api/data/events': list('events'),
   'GET /api/data/sales': list('sales'),
@@ -72,6 +79,8 @@ const ANSWERS: Record<string, Schema> = {
   'GET /api/data/events/{id}': obj({ id: int, type: str, updated_at: str }),
   'GET /api/campaign/actions': list('campaigns', ref('Campaign')),
   'GET /api/campaigns/statistics': list('campaigns', ref('Campaign')),
+  'GET /api/campaign/actions/{campaign_key}/daily': obj({ campaign_key: str, timezone: str, days: arr(ref('CampaignDay')), count: int, next: nullable(str), next_url: nullable(str) }),
+  'GET /api/campaigns/statistics/{campaign_key}/daily': obj({ campaign_key: str, timezone: str, days: arr(ref('CampaignDay')), count: int, next: nullable(str), next_url: nullable(str) }),
   'GET /api/datatargets': list('datatargets', ref('Datatarget'), false),
   'POST /api/datatargets': obj({ datatarget: ref('Datatarget') }),
   'GET /api/datatargets/{datatarget_id}': obj({ datatarget: ref('Datatarget') }),
@@ -92,15 +101,20 @@ const ANSWERS: Record<string, Schema> = {
   'GET /api/audit/public-key': obj({ algorithm: { type: 'string', enum: ['Ed25519'] }, key_id: str, public_key: str }),
 };
 
+/** Answers streamed as NDJSON (`application/x-ndjson`) by `METHOD path`: the schema of each line. */
+const LINES: Record<string, Schema> = {
+  'GET /api/export/{datatype}': obj({ id: { anyOf: [int, str] }, updated_at: str }),
+};
+
 const q = (name: string, schema: Schema, description: string) => ({ in: 'query', name, required: false, schema, description });
 const RETRIEVAL = [q('limit', int, 'Records per page'), q('after', str, 'The cursor of next_url')];
 /** Query parameters the routes read through their own parsing, not a DTO the document sees. */
 const QUERIES: Record<string, unknown[]> = {
   'GET /api/data/customers': [...RETRIEVAL, q('external_id', str, 'One customer'), q('email', str, 'By e-mail'), q('updated_since', str, 'ISO 8601')],
-  'GET /api/data/products': [...RETRIEVAL, q('external_id', str, 'One product')],
+  'GET /api/data/products': [...RETRIEVAL, q('external_id', str, 'One product'), q('include_deleted', bool, 'true: rows imported with is_deleted: true too')],
   'GET /api/data/events': [...RETRIEVAL, q('type', str, 'Event type')],
   'GET /api/data/sales': [...RETRIEVAL, q('sale_external_id', str, 'One transaction')],
-  'GET /api/data/shops': RETRIEVAL,
+  'GET /api/data/shops': [...RETRIEVAL, q('include_deleted', bool, 'true: shops imported with is_deleted: true too')],
   'GET /api/data/customers/{external_id}/history': [q('as_of', str, 'ISO 8601'), ...RETRIEVAL],
   'GET /api/audit/events': ['from', 'limit', 'type', 'stream', 'stream_prefix', 'since', 'until', 'actor'].map((n) => q(n, n === 'from' || n === 'limit' ? int : str, `Filter: ${n}`)),
   'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log': [q('limit', int, 'Entries per page'), q('from', int, 'An entry number'), q('order', { type: 'string', enum: ['ascending', 'descending'] }, 'Order')],
@@ -184,9 +198,10 @@ export function completeContract(document: OpenAPIObject): OpenAPIObject {
         if (!parameters.some((p) => p.in === 'query' && p.name === extra.name)) parameters.push(extra);
       }
       const responses = ((op.responses as Record<string, Record<string, unknown>>) ??= {});
-      const answer = /\/(upload|import)$/.test(path) ? ref('ImportAnswer') : ANSWERS[key];
+      const answer = /\/(upload|import)$/.test(path) ? { oneOf: [ref('ImportAnswer'), ref('ImportDryRunAnswer')] } : ANSWERS[key];
       const ok = Object.keys(responses).find((code) => code.startsWith('2')) ?? '200';
-      if (answer && path !== '/metrics') responses[ok] = { description: (responses[ok]?.description as string) ?? 'OK', content: { 'application/json': { schema: answer } } };
+      if (LINES[key]) responses[ok] = { description: (responses[ok]?.description as string) ?? 'OK', content: { 'application/x-ndjson': { schema: LINES[key] } } };
+      else if (answer && path !== '/metrics') responses[ok] = { description: (responses[ok]?.description as string) ?? 'OK', content: { 'application/json': { schema: answer } } };
       const error = { content: { 'application/json': { schema: ref('Error') } } };
       responses['4XX'] = { description: 'A client error: `{error: {code, message}}`', ...error };
       responses['5XX'] = { description: 'A server error (503: the database or the event log is unavailable)', ...error };

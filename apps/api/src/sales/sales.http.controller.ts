@@ -2,7 +2,7 @@ import { Body, Controller, Get, Inject, Param, Query, Req } from '@nestjs/common
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
-import type { ImportAnswer } from '#mds/imports';
+import type { UploadAnswer } from '#mds/imports';
 import { notFound } from '#mds/platform';
 import { normalizeSaleState, SALE_FIELDS } from '#mds/sales';
 import { SALES_READ_MODEL, SETTINGS_READ_MODEL, type SalesReadModel, type SettingsReadModel } from '#mds/projections';
@@ -39,14 +39,14 @@ export class SalesHttpController {
       'Transaction-level fields apply whichever row carries them; a transaction needs sale_date and a customer identifier on some row (or from an earlier import). ' +
       'Re-importing a transaction replaces its rows. Unknown sale states are kept and listed in `warnings`. README: sales.',
   }, uploadBody('sales'))
-  upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+  upload(@Req() request: FastifyRequest, @Body() body: unknown): Promise<UploadAnswer> {
     return this.commands.execute(uploadCommand('sales', request, body));
   }
 
   // A second handler: stacked @Post and @Put on one method register only the outermost (POST).
   @ApiTags('imports')
   @UploadEndpoint('PUT', ['api/sales/upload', 'api/sale/upload'], { summary: 'Import sale rows (PUT spelling; the same as POST)' }, uploadBody('sales'))
-  uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<ImportAnswer> {
+  uploadPut(@Req() request: FastifyRequest, @Body() body: unknown): Promise<UploadAnswer> {
     return this.upload(request, body);
   }
 

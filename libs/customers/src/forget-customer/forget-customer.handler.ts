@@ -16,6 +16,7 @@ export class ForgetCustomerHandler implements ICommandHandler<ForgetCustomerComm
   }
 
   execute(command: ForgetCustomerCommand): Promise<ImportAnswer> {
-    return this.imports.execute(new ImportCustomersCommand(command.request));
+    // A forgetting is never a dry run: its answer is a run's.
+    return this.imports.execute(new ImportCustomersCommand({ ...command.request, dryRun: false })) as Promise<ImportAnswer>;
   }
 }

@@ -1,5 +1,5 @@
 import { importRequest, MemoryEventStore, refusal, settingsChanged } from '#mds/testing/given';
-import { IDEMPOTENT_REPLAY } from '#mds/imports';
+import { IDEMPOTENT_REPLAY, type ImportAnswer } from '#mds/imports';
 import { SecretBox } from '#mds/platform';
 import { CUSTOMERS_IMPORTED } from '../customers.events';
 import { erasedIdentifierText } from '../erased-identifiers';
@@ -15,8 +15,8 @@ describe('importing customers', () => {
     );
     expect(answer).toMatchObject({ accepted: 1, rejected: 2, errors: [{ index: 1, field: 'OTHER__x', code: 'unknown_company' }, { index: 2, field: 'email', code: 'invalid_email' }] });
     const [run, chunk] = store.appended();
-    expect(run).toMatchObject({ stream: `import-${answer.run_id}`, type: 'ImportRunAccepted', data: { kind: 'customers', received: 3, accepted: 1, rejected: 2, chunks: 1 }, metadata: { actor: 'users/ada', run_id: answer.run_id } });
-    expect(chunk).toMatchObject({ type: CUSTOMERS_IMPORTED, data: { run_id: answer.run_id, chunk: 1, records: [{ external_id: 'c1', $phone: '+358401234567', ACME__tier: 'gold' }] } });
+    expect(run).toMatchObject({ stream: `import-${(answer as ImportAnswer).run_id}`, type: 'ImportRunAccepted', data: { kind: 'customers', received: 3, accepted: 1, rejected: 2, chunks: 1 }, metadata: { actor: 'users/ada', run_id: (answer as ImportAnswer).run_id } });
+    expect(chunk).toMatchObject({ type: CUSTOMERS_IMPORTED, data: { run_id: (answer as ImportAnswer).run_id, chunk: 1, records: [{ external_id: 'c1', $phone: '+358401234567', ACME__tier: 'gold' }] } });
   });
 
   it('given an import with an Idempotency-Key, when the same request comes again, then the first answer, and nothing appended again', async () => {

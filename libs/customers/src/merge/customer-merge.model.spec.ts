@@ -73,6 +73,15 @@ describe('the customer merge rules', () => {
       expect(customer(then, 10001)).toMatchObject({ is_deleted: true, data: { city: 'Kemi' } });
     });
 
+    it('never keeps consent_source on the customer: it is about the change (a record or a bulk update), read from the log', () => {
+      const state = given({ external_id: 'S', can_email: true, consent_source: 'signup-form' });
+      expect(customer(state, 10001).data).toEqual({ external_id: 'S', can_email: true });
+      const then = when(state, { external_id: 'S', can_sms: true, consent_source: '' });
+      expect(customer(then, 10001).data).toEqual({ external_id: 'S', can_email: true, can_sms: true });
+      const updated = applyCustomerUpdate(then, [10001], { can_email: false, consent_source: 'cleanup' }, { position: 5, at: '2026-03-01T00:00:00.000Z' });
+      expect(customer(updated, 10001).data).toEqual({ external_id: 'S', can_email: false, can_sms: true });
+    });
+
     it('applies a bulk update without identifiers or resurrection: the patch, and is_deleted for good', () => {
       const state = given({ external_id: 'B', tags: ['a'] });
       const then = applyCustomerUpdate(state, [10001], { 'tags.add': ['b'], is_deleted: true }, { position: 5, at: '2026-03-01T00:00:00.000Z' });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CHANGE_ONLY_FIELDS } from '../customers.events';
 
 /**
  * THE CUSTOMER MERGE RULES, stated once. The customers projection applies them in sets (waves of
@@ -110,7 +111,8 @@ export function listUpdate(current: Json | undefined, replacement: Json | undefi
 }
 
 /** Rule 4 on data: the patch merged over `current`. */
-export function mergePatch(current: Record<string, Json>, patch: CustomerPatch): Record<string, Json> {
+export function mergePatch(current: Record<string, Json>, sent: CustomerPatch): Record<string, Json> {
+  const patch = withoutChangeOnly(sent);
   const needsMerge = LIST_OPERATIONS.some(([, add, remove]) => add in patch || remove in patch) || sendsEmpty(patch);
   const merged: Record<string, Json> = { ...current };
   for (const [k, v] of Object.entries(patch)) {
@@ -123,6 +125,14 @@ export function mergePatch(current: Record<string, Json>, patch: CustomerPatch):
   }
   for (const [k, v] of Object.entries(merged)) if (v === '') delete merged[k];
   return merged;
+}
+
+/** The record less the keys about the change alone (CHANGE_ONLY_FIELDS). */
+function withoutChangeOnly(record: CustomerPatch): CustomerPatch {
+  if (!CHANGE_ONLY_FIELDS.some((k) => k in record)) return record;
+  const out = { ...record };
+  for (const k of CHANGE_ONLY_FIELDS) delete out[k];
+  return out;
 }
 
 /** Rule 2: the customer a record applies to, or undefined. */

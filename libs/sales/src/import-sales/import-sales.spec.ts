@@ -1,3 +1,4 @@
+import type { ImportAnswer } from '#mds/imports';
 import { importRequest, MemoryEventStore } from '#mds/testing/given';
 import { SALES_IMPORTED } from '../sale-import';
 import { ImportSalesCommand } from './import-sales.command';
@@ -11,7 +12,7 @@ describe('importing sale rows', () => {
     );
     expect(answer).toMatchObject({ accepted: 1, rejected: 1, errors: [{ index: 1, field: 'quantity' }] });
     const chunk = store.appended().find((e) => e.type === SALES_IMPORTED)!;
-    expect(chunk.stream).toBe(`import-${answer.run_id}`);
+    expect(chunk.stream).toBe(`import-${(answer as ImportAnswer).run_id}`);
     expect((chunk.data as { records: Array<{ sale_external_id: string }> }).records.map((r) => r.sale_external_id)).toEqual(['s1']);
   });
 });
