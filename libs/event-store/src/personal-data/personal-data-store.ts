@@ -22,6 +22,7 @@ import type {
   RecordedEvent,
   SubscribeOptions,
 } from '../event-store.port';
+import { PostgresEventStore } from '../postgres/postgres-event-store';
 
 /**
  * Forgettable payloads (see the README's decision on personal data): the personal fields of the
@@ -180,6 +181,12 @@ export class PersonalDataEventStore implements EventStore {
       return { ...e, id, data: { ...(e.data as Rec), records: parts.map((p) => p.rest) }, metadata: { ...e.metadata, personal_commitment: personalCommitment(salt, { records: personal }) } };
     });
     if (rows.length === 0) return this.inner.append(stream, events, options);
+    // The log in the same PostgreSQL: the lists go in with the events, in one statement and one
+    // transaction (nothing unsettled, no sweep). Elsewhere (EventStoreDB), lists first, then settled.
+    if (this.inner instanceof PostgresEventStore) {
+      const lists = rows.map(({ id, type, whole, records, salt }) => ({ id, type, whole: whole ?? null, records, salt }));
+      return this.inner.appendWithLists(stream, split, options, JSON.stringify(lists));
+    }
     // The lists first, marked unsettled: an event never names a list that is not there, and a list
     // whose event never comes is found by the sweep. A retry with the same ids finds them kept.
     await this.insertLists(JSON.stringify(rows), stream);
@@ -227,29 +234,7 @@ export class PersonalDataEventStore implements EventStore {
                  SELECT x.id, x.type, x.whole, x.records, now(), $2, x.revision, x.salt
                    FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, type text, whole text, records jsonb, revision bigint, salt text)
                  ON CONFLICT (event_id) DO UPDATE SET unsettled_at = EXCLUDED.unsettled_at WHERE mds_personal_data.unsettled_at IS NOT NULL`;
-    // On EventStoreDB the log's durability is not PostgreSQL's: the list is committed as usual.
-    if (this.inner.kind !== 'postgres') await this.pool.query(sql, [json, stream]);
-    else await this.unflushed(sql, [json, stream]);
-  }
-
-  /**
-   * One statement committed without waiting for the disk. The lists, when the log is in the same
-   * PostgreSQL: the append's commit comes after it in the same write-ahead log and waits for it to be
-   * flushed up to there, so a list is durable by the time its event is (one fsync per import request
-   * instead of two). A settled mark: losing it costs the sweep a read.
-   */
-  private async unflushed(sql: string, params: unknown[]): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN; SET LOCAL synchronous_commit = off');
-      await client.query(sql, params);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    await this.pool.query(sql, [json, stream]);
   }
 
   /** Starts a sweep from an append, at most every sweepEveryMs and one at a time; it never fails the append. */

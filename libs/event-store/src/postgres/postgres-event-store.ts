@@ -124,6 +124,8 @@ interface PendingAppend {
   expectedRevision: ExpectedRevision;
   /** This append as the JSON element `mds_append_batch` reads. */
   json: string;
+  /** Its events' personal-data lists (a JSON array, see appendWithLists), written only if it records them. */
+  lists?: string;
   resolve(result: AppendResult): void;
   reject(err: unknown): void;
 }
@@ -193,6 +195,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   append(stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    return this.appendWithLists(stream, events, options);
+  }
+
+  /**
+   * An append with the personal-data lists of its events (`[{id, type, whole, records, salt}]` as JSON,
+   * see PersonalDataEventStore), inserted into mds_personal_data by the same statement, so in the same
+   * transaction, when the append records the events: a list is there exactly when its event is, with
+   * no commit or round trip of its own. A duplicate append's events keep the lists they came with.
+   */
+  appendWithLists(stream: string, events: NewEvent[], options: AppendOptions = {}, lists?: string): Promise<AppendResult> {
     const expectedRevision = options.expectedRevision ?? 'any';
     let json: string;
     try {
@@ -201,7 +213,7 @@ export class PostgresEventStore implements EventStore {
       return Promise.reject(err);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ stream, expectedRevision, json, resolve, reject });
+      this.queue.push({ stream, expectedRevision, json, lists, resolve, reject });
       this.pump();
     });
   }
@@ -212,7 +224,7 @@ export class PostgresEventStore implements EventStore {
    */
   async appendWithin(db: Pool | PoolClient, stream: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
-    const rows = await this.runBatch(db, [appendJson(stream, events, expected)]);
+    const rows = await this.runBatch(db, [{ json: appendJson(stream, events, expected) }]);
     return settle(rows[0], stream, expected);
   }
 
@@ -238,7 +250,7 @@ export class PostgresEventStore implements EventStore {
   private async flush(batch: PendingAppend[]): Promise<void> {
     let rows: BatchRow[];
     try {
-      rows = await this.runBatch(this.pool, batch.map((p) => p.json));
+      rows = await this.runBatch(this.pool, batch);
     } catch (err) {
       if (batch.length === 1) {
         batch[0].reject(err);
@@ -247,7 +259,7 @@ export class PostgresEventStore implements EventStore {
       // One bad append must not fail the others: retry each on its own.
       for (const p of batch) {
         try {
-          const [row] = await this.runBatch(this.pool, [p.json]);
+          const [row] = await this.runBatch(this.pool, [p]);
           p.resolve(settle(row, p.stream, p.expectedRevision));
         } catch (e) {
           p.reject(e);
@@ -264,10 +276,24 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  private async runBatch(db: Pool | PoolClient, appends: string[]): Promise<BatchRow[]> {
+  private async runBatch(db: Pool | PoolClient, appends: Array<Pick<PendingAppend, 'json' | 'lists'>>): Promise<BatchRow[]> {
+    const json = `[${appends.map((a) => a.json).join(',')}]`;
+    if (!appends.some((a) => a.lists)) {
+      const { rows } = await db.query<BatchRow>('SELECT idx, status, next_revision, last_position, detail FROM mds_append_batch($1::jsonb) ORDER BY idx', [json]);
+      return rows;
+    }
+    // Each append's lists tagged with its place in the batch (mds_append_batch's idx, from 0).
+    const lists = `[${appends.flatMap((a, idx) => (a.lists ? [`{"idx":${idx},"lists":${a.lists}}`] : [])).join(',')}]`;
     const { rows } = await db.query<BatchRow>(
-      'SELECT idx, status, next_revision, last_position, detail FROM mds_append_batch($1::jsonb) ORDER BY idx',
-      [`[${appends.join(',')}]`],
+      `WITH b AS (SELECT idx, status, next_revision, last_position, detail FROM mds_append_batch($1::jsonb)),
+            l AS (INSERT INTO mds_personal_data (event_id, type, whole, records, salt)
+                  SELECT x.id, x.type, x.whole, x.records, x.salt
+                    FROM jsonb_to_recordset($2::jsonb) AS a(idx int, lists jsonb)
+                    JOIN b ON b.idx = a.idx AND b.status = 'ok'
+                    CROSS JOIN LATERAL jsonb_to_recordset(a.lists) AS x(id uuid, type text, whole text, records jsonb, salt text)
+                  ON CONFLICT (event_id) DO NOTHING)
+       SELECT * FROM b ORDER BY idx`,
+      [json, lists],
     );
     return rows;
   }
