@@ -49,7 +49,7 @@ export {
   type SignedPoint,
   type VerifyResult,
 } from './audit/audit-export';
-export { accessProjection } from './access/access.projection';
+export { ACCESS_CHANNEL, accessProjection } from './access/access.projection';
 export { activeTokenIds, authenticateToken, countUsers, findAccessToken, findDatasource, findIntegration, findTokenByHash, listAccessTokens, listDatasources, listIntegrations, listUsers, type AccessTokenListed, type IntegrationToken, type RateCount, type TokenRecord, type UserListed } from './access/access.queries';
 export { shopsProjection } from './shops/shops.projection';
 export { streamsProjection } from './streams/streams.projection';

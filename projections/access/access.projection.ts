@@ -25,6 +25,15 @@ import {
 } from '#mds/access';
 import type { Projection } from '../runtime/projection';
 
+/**
+ * Notified (in the applying transaction, so delivered at its commit) when a page changed tokens, users
+ * or integrations: API processes that keep tokens they found forget them (TokenResolver).
+ */
+export const ACCESS_CHANNEL = 'mds_access';
+
+/** What a token's authentication does not depend on: no notification for these. */
+const UNANNOUNCED = new Set([ACCESS_TOKEN_USED, USER_LOGIN_FAILED, USER_AUTHENTICATED, DATASOURCE_CREATED]);
+
 /** Access events are few (logins, tokens), so each is one statement, applied in log order. */
 export const accessProjection: Projection = {
   name: 'access',
@@ -35,6 +44,7 @@ export const accessProjection: Projection = {
   tables: ['access_users', 'access_tokens', 'access_integrations', 'access_datasources'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
+    if (events.some((e) => !UNANNOUNCED.has(e.type))) await tx.query(`SELECT pg_notify('${ACCESS_CHANNEL}', '')`);
     for (const e of events) {
       switch (e.type) {
         case USER_CREATED: {

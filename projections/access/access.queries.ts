@@ -33,8 +33,8 @@ const iso = (v: Date | null): string | null => (v ? v.toISOString() : null);
  * The one statement an authenticated request costs: the token by its hash (with its owner, whether it
  * is revoked or expired, and whether its integration is enabled) and, when `perMinute` > 0 and the
  * token works, its request counted in mds_rate_limits, shared by every API process (fixed one-minute
- * windows by the database's clock). Nothing is cached in a process, so a revocation the read model
- * has applied holds for the next request everywhere.
+ * windows by the database's clock). With the rate limit off, API processes keep what it finds for a
+ * while (TokenResolver, emptied by the access projection's notifications).
  */
 export async function authenticateToken(pool: Pick<Pool, 'query'>, tokenHash: string, perMinute: number): Promise<{ token: TokenRecord; rate?: RateCount } | undefined> {
   const { rows } = await pool.query({

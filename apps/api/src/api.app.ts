@@ -8,7 +8,7 @@ import { LogController } from 'fastify';
 import { RecordTokenUseCommand } from '#mds/access';
 import { DatabaseWatch, fixTimestampsInJson, redactUrl } from '#mds/platform';
 import { IDEMPOTENT_REPLAY } from '#mds/imports';
-import { ACCESS_READ_MODEL, type AccessReadModel } from '#mds/projections';
+import { ACCESS_CHANNEL, ACCESS_READ_MODEL, type AccessReadModel } from '#mds/projections';
 import { ensureReadModelTables, type Runtime } from '#mds/runtime';
 import { installAuthentication } from './access/authentication.hook';
 import { PermissionsGuard } from './access/permissions.guard';
@@ -77,8 +77,11 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
 
   const commands = app.get(CommandBus);
   const metrics = app.get<ServiceMetrics>(METRICS);
+  const resolver = TokenResolver.forReadModel(app.get<AccessReadModel>(ACCESS_READ_MODEL), config.rateLimitPerMinute, config.tokenCacheMs);
+  runtime.notifications.on(ACCESS_CHANNEL, () => resolver.invalidate());
+  runtime.notifications.on('reconnected', () => resolver.invalidate());
   installAuthentication(fastify, {
-    resolver: TokenResolver.forReadModel(app.get<AccessReadModel>(ACCESS_READ_MODEL), config.rateLimitPerMinute),
+    resolver,
     recordUse: (use) => commands.execute(new RecordTokenUseCommand(use.tokenId, use.ownerId, use.lastUsedAt, use.requestId)),
     bodyLimit: config.bodyLimitBytes,
     logger,

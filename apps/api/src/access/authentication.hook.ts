@@ -98,6 +98,13 @@ export function installAuthentication(
     request.tokenLastUsedAt = record.lastUsedAt;
   });
 
+  // A change to tokens or integrations answered here holds for this process's next request at once;
+  // other processes hear of it from the access projection's notification (TokenResolver).
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && /^\/api\/(access-tokens|integrations)(\/|$)/.test(normalizePath(request.url) ?? '')) deps.resolver.invalidate();
+    return payload;
+  });
+
   const recordUse = deps.recordUse;
   if (!recordUse) return;
   fastify.addHook('onSend', async (request, reply, payload) => {
