@@ -1,20 +1,22 @@
-// Issue [8/10]'s cost, in one run: customer import end to end and webhook delivery by this checkout's
-// `mds start` and by the commit before personal data left the log and attempts were recorded by
-// reference (BENCH_BEFORE_REF, default 7c814c3), built beside it from the same node_modules, each on a
-// fresh database of the same PostgreSQL, alternating which goes first. The earlier commit lacks
-// everything since, not only that work: the ratio is this checkout against the figure of that day.
+// Issue [19]'s comparison, in one run: customer import (accepted, and end to end until the run is
+// completed) by one and by four clients, and webhook delivery, by this checkout's `mds start` and by an
+// earlier commit (BENCH_BEFORE_REF, default 25a32dc: before personal data left the log), built beside
+// it from the same node_modules, each on a fresh database of the same PostgreSQL (DATABASE_URL, else
+// an embedded one), alternating which goes first; beside them a plain COPY of the same rows into a
+// table with only a primary key. The earlier commit lacks everything since, not only that work.
 // `npm run bench` (not part of `npm test`).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { median } from './bench-database';
-import { importRates } from './bench-service';
+import { copyRate, csvLine, importRates } from './bench-service';
 import { deliverThroughService, startReceiver, type Receiver } from './delivery';
 import { startServiceProcess } from './service-process';
 
 const ROOT = path.resolve(__dirname, '../..');
-const BEFORE_REF = process.env.BENCH_BEFORE_REF ?? '7c814c3';
+const BEFORE_REF = process.env.BENCH_BEFORE_REF ?? '25a32dc';
+const CLIENTS = [1, Number(process.env.BENCH_CLIENTS ?? 4)];
 const CUSTOMERS = Number(process.env.BENCH_BEFORE_AFTER_CUSTOMERS ?? 50_000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
@@ -43,12 +45,30 @@ export function buildBefore(ref: string): { root: string; commit: string; remove
   };
 }
 
-async function measure(root: string, rep: number, receiver: Receiver): Promise<{ readable: number; accepted: number; delivery: number }> {
+interface Figures {
+  /** Per client count: records/s accepted, end to end, and COPY rows/s of the same rows. */
+  imports: Array<{ clients: number; accepted: number; readable: number; copy: number }>;
+  delivery: number;
+  server: string;
+}
+
+const COPY_TABLE = `CREATE TABLE IF NOT EXISTS copy_customers (external_id text PRIMARY KEY, email text, phone_number text, first_name text, last_name text,
+  city text, zip_code text, country text, can_email boolean, date_joined timestamptz, tags jsonb, company jsonb, shop_id text)`;
+
+async function measure(root: string, rep: number, receiver: Receiver): Promise<Figures> {
   const service = await startServiceProcess({ OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20' }, root);
   try {
-    const rates = await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: CUSTOMERS }, (_, n) => customer(rep, n)), PER_REQUEST);
+    await service.copyClient.query(COPY_TABLE);
+    const imports: Figures['imports'] = [];
+    for (const clients of CLIENTS) {
+      const rows = Array.from({ length: CUSTOMERS }, (_, n) => customer(rep * 10 + clients, n));
+      const lines = rows.map((c) => csvLine([c.external_id, c.email, c.phone_number, c.first_name, c.last_name, c.city, c.zip_code, c.country, c.can_email, c.date_joined, JSON.stringify(c.tags), JSON.stringify({ ACME__tier: c.ACME__tier }), c.shop_id]));
+      const copy = await copyRate(service.copyClient, 'copy_customers', lines);
+      const rates = await importRates(service, '/api/customers/upload/', 'customers', rows, PER_REQUEST, clients);
+      imports.push({ clients, accepted: rates.accepted, readable: rates.readable, copy });
+    }
     const { rate } = await deliverThroughService(service, receiver, MESSAGES, `before-after ${rep}`);
-    return { readable: rates.readable, accepted: rates.accepted, delivery: rate };
+    return { imports, delivery: rate, server: service.db.serverVersion };
   } finally {
     await service.close();
   }
@@ -57,7 +77,7 @@ async function measure(root: string, rep: number, receiver: Receiver): Promise<{
 async function main() {
   const before = buildBefore(BEFORE_REF);
   const receiver = await startReceiver();
-  const figures = { before: [] as Array<Awaited<ReturnType<typeof measure>>>, after: [] as Array<Awaited<ReturnType<typeof measure>>> };
+  const figures = { before: [] as Figures[], after: [] as Figures[] };
   try {
     for (let rep = 0; rep < REPS; rep++) {
       // Alternating which goes first, so neither always has the warmer machine.
@@ -68,16 +88,23 @@ async function main() {
     await receiver.close();
     before.remove();
   }
-  const m = (which: 'before' | 'after', k: 'readable' | 'accepted' | 'delivery') => median(figures[which].map((f) => f[k]));
   const f = (x: number) => Math.round(x).toLocaleString('en');
-  console.log(`### Personal data apart from the log, and attempts by reference: before and after (issue [8/10])\n`);
-  console.log(`${os.cpus().length} cores, Node ${process.version}; this checkout's \`mds start\` against commit ${before.commit} (before that work; built in the same run), each on a fresh database, alternating which goes first, median of ${REPS}: ${CUSTOMERS.toLocaleString('en')} customers (13 fields) in requests of ${PER_REQUEST} by one client, then ${MESSAGES.toLocaleString('en')} messages delivered by a signed, batched webhook outlet. The earlier commit lacks everything since it, not only that work.\n`);
-  console.log('| measure | before | after | after / before |');
+  const imp = (which: 'before' | 'after', clients: number, k: 'accepted' | 'readable' | 'copy') => median(figures[which].map((x) => x.imports.find((i) => i.clients === clients)![k]));
+  const delivery = (which: 'before' | 'after') => median(figures[which].map((x) => x.delivery));
+  const pg = figures.after[0].server;
+  console.log(`### Customer import and delivery against an earlier commit (issue [19])\n`);
+  console.log(`${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${pg}${process.env.DATABASE_URL ? ' (DATABASE_URL, over TCP)' : ' (embedded)'}; this checkout's \`mds start\` against commit ${before.commit} (built in the same run), each on a fresh database, alternating which goes first, median of ${REPS}: ${CUSTOMERS.toLocaleString('en')} customers (13 fields) in requests of ${PER_REQUEST} by ${CLIENTS.join(' and by ')} clients, then ${MESSAGES.toLocaleString('en')} messages delivered by a signed, batched webhook outlet. COPY: the same rows into a table with only a primary key, in the same run. The earlier commit lacks everything since it, not only that work.\n`);
+  console.log(`| measure | ${before.commit} | this checkout | this / ${before.commit} |`);
   console.log('|---|---:|---:|---:|');
-  for (const [label, k] of [['customers accepted (records/s)', 'accepted'], ['customers end to end, run completed (records/s)', 'readable'], ['webhook delivery, every attempt recorded (messages/s)', 'delivery']] as const) {
-    console.log(`| ${label} | ${f(m('before', k))} | ${f(m('after', k))} | ${(m('after', k) / m('before', k)).toFixed(2)} |`);
+  for (const clients of CLIENTS) {
+    for (const [label, k] of [['accepted (records/s)', 'accepted'], ['end to end, run completed (records/s)', 'readable']] as const) {
+      console.log(`| ${label}, ${clients} client${clients > 1 ? 's' : ''} | ${f(imp('before', clients, k))} | ${f(imp('after', clients, k))} | ${(imp('after', clients, k) / imp('before', clients, k)).toFixed(2)} |`);
+    }
+    const share = (which: 'before' | 'after') => `${((100 * imp(which, clients, 'readable')) / imp(which, clients, 'copy')).toFixed(1)}%`;
+    console.log(`| end to end as a share of a plain COPY, ${clients} client${clients > 1 ? 's' : ''} | ${share('before')} | ${share('after')} | |`);
   }
-  console.log(`\nEach run (before / after): ${figures.before.map((b, i) => `${f(b.readable)} / ${f(figures.after[i].readable)} records/s, ${f(b.delivery)} / ${f(figures.after[i].delivery)} messages/s`).join('; ')}.\n`);
+  console.log(`| webhook delivery, every attempt recorded (messages/s) | ${f(delivery('before'))} | ${f(delivery('after'))} | ${(delivery('after') / delivery('before')).toFixed(2)} |`);
+  console.log(`\nEach run, end to end with one client (before / after): ${figures.before.map((b, i) => `${f(b.imports[0].readable)} / ${f(figures.after[i].imports[0].readable)}`).join('; ')} records/s.\n`);
 }
 
 if (require.main === module) {

@@ -16,7 +16,7 @@ const BENCHES = [
   { script: 'customer-import.bench.js', scenario: '1, 2, 5, 8' },
   { script: 'activity-import.bench.js', scenario: 'event and sales imports' },
   { script: 'outlet-delivery.bench.js', scenario: '6' },
-  { script: 'before-after.bench.js', scenario: 'personal data and attempts by reference, before and after' },
+  { script: 'before-after.bench.js', scenario: 'customer import and delivery against an earlier commit (issue [19])' },
   { script: 'projection-rebuild.bench.js', scenario: '4' },
   { script: 'retrieval.bench.js', scenario: '7' },
   { script: 'authentication.bench.js', scenario: 'authentication and rate limits' },
