@@ -101,6 +101,23 @@ function filteredFigures(page: string, range: SalesRange, p: (v: unknown) => str
      ORDER BY page.sort ${dir}, page.campaign_key ${dir}`;
 }
 
+/**
+ * Whether `start` lies after `end` once both are instants in the settings' time zone (a day starts at
+ * its midnight there; an end day takes in the whole day): a range no sale can fall in, which the API
+ * refuses rather than answering with zeros. Kinds may differ, so the zone decides, as in the filter.
+ */
+export async function salesRangeReversed(pool: Pool, range: Required<SalesRange>): Promise<boolean> {
+  const zone = `(SELECT timezone FROM campaign_settings)`;
+  const instant = (b: SalesBound, n: number) =>
+    b.kind === 'day' ? `($${n}::date::timestamp AT TIME ZONE ${zone})` : b.kind === 'instant' ? `$${n}::timestamptz` : `($${n}::timestamp AT TIME ZONE ${zone})`;
+  const end = range.end.kind === 'day' ? `(($2::date + 1)::timestamp AT TIME ZONE ${zone})` : instant(range.end, 2);
+  const { rows } = await pool.query<{ reversed: boolean }>(
+    `SELECT ${instant(range.start, 1)} ${range.end.kind === 'day' ? '>=' : '>'} ${end} AS reversed`,
+    [range.start.value, range.end.value],
+  );
+  return rows[0].reversed;
+}
+
 /** A record with the figures of a filtered list put in place of its own (its keys and their order kept). */
 function refigure(record: string, filtered: string): string {
   const r = JSON.parse(record) as { stats: Record<string, unknown> | null };

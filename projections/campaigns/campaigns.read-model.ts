@@ -1,6 +1,6 @@
 import { readFrom } from '../runtime/read-pools';
 import type { ReadDeps } from '../runtime/read-side';
-import { campaignDays, listCampaigns } from './campaigns.queries';
+import { campaignDays, listCampaigns, salesRangeReversed, type SalesRange } from './campaigns.queries';
 
 export const CAMPAIGNS_READ_MODEL = Symbol('CampaignsReadModel');
 
@@ -14,6 +14,11 @@ export class CampaignsReadModel {
 
   /** A campaign's daily series; undefined when no campaign has the key. */
   days(key: string, options: Parameters<typeof campaignDays>[2]) {
-    return campaignDays(this.read.pool, key, options);
+    return readFrom(this.read, { projections: ['campaigns'] }, ({ pool }) => campaignDays(pool, key, options));
+  }
+
+  /** Whether sales_start lies after sales_end in the settings' time zone. */
+  salesRangeReversed(range: Required<SalesRange>) {
+    return readFrom(this.read, { projections: ['campaigns'] }, ({ pool }) => salesRangeReversed(pool, range));
   }
 }

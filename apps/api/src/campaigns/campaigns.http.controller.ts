@@ -52,8 +52,9 @@ export class CampaignsHttpController {
   @Get(['api/campaign/actions', 'api/campaigns/statistics'])
   @RequirePermission('data:read')
   @ApiOperation({
-    summary: 'Campaign statistics (also at /api/campaigns/statistics/, the beta path): `keys`, `limit` (default 30, max 100), `order` (descending by activation, or ascending), `from` (the `next` of an earlier page)',
-    description: 'Statistics follow the log incrementally; `stats` is null for draft and EXT campaigns. Paging is stable while campaigns are imported: none is skipped or repeated.',
+    summary: 'Campaign statistics (also at /api/campaigns/statistics/, the beta path): `keys`, `limit` (default 30, max 100), `order` (descending by activation, or ascending), `from` (the `next` of an earlier page), `sales_start`/`sales_end` (sales figures of that range only)',
+    description: 'Statistics follow the log incrementally; `stats` is null for draft and EXT campaigns. Paging is stable while campaigns are imported: none is skipped or repeated. ' +
+      'With `sales_start` and/or `sales_end`, the sales figures (`audience_with_sales`, `sales_for_conversion`, `sales`, `performance.audience_converted`, `conversion_rate`, `revenue_per_recipient`) count only the counted sales in that range; a start after the end is a 400.',
   })
   @ApiQuery({ name: 'keys', required: false, description: 'Comma-separated campaign keys' })
   @ApiQuery({ name: 'limit', required: false, type: Number })
@@ -68,6 +69,9 @@ export class CampaignsHttpController {
     if (keys && keys.length > 1000) throw invalidRequest('keys: at most 1000 campaign keys');
     const order = query.order ?? 'descending';
     const sales = { start: salesBound(query.sales_start), end: salesBound(query.sales_end) };
+    if (sales.start && sales.end && (await this.campaigns.salesRangeReversed({ start: sales.start, end: sales.end }))) {
+      throw invalidRequest(`sales_start (${query.sales_start!.trim()}) must not be after sales_end (${query.sales_end!.trim()})`);
+    }
     const page = await this.campaigns.list({ limit, order, keys, from: query.from ? decodeCursor(query.from) : undefined, sales });
     const next = page.json.length === limit && page.last ? encodeCursor(page.last) : null;
     const nextUrl = next ? withParam(request, 'from', next) : null;
