@@ -436,7 +436,8 @@ export async function readRun(store: EventStore, runId: string): Promise<{ heade
   // The header and the last chunk only: a big run's chunks are not read to report on it.
   const [first] = await store.readStream(importStream(runId), { limit: 1 });
   if (!first || (first.type !== IMPORT_RUN_ACCEPTED && first.type !== DATA_QUERY_ACCEPTED)) return undefined;
-  const [last] = await store.readStream(importStream(runId), { direction: 'backwards', limit: 1 });
+  // Only its position: without data (a chunk's thousand records are neither parsed nor merged with their personal fields).
+  const [last] = await store.readStream(importStream(runId), { direction: 'backwards', limit: 1, withDataOf: [] });
   return { header: first.data as ImportRunAccepted, lastPosition: last.position };
 }
 

@@ -287,7 +287,10 @@ export class PersonalDataEventStore implements EventStore {
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
-    return this.merged(await this.inner.readStream(stream, options));
+    const events = await this.inner.readStream(stream, options);
+    // Data not asked for (which EventStoreDB sends anyway) is not merged with its lists, only dropped.
+    const wanted = options?.withDataOf;
+    return this.merged(wanted ? events.map((e) => (e.data !== null && this.fields[e.type] && !wanted.includes(e.type) ? { ...e, data: null, rawData: undefined } : e)) : events);
   }
 
   async readAll(options?: ReadAllOptions): Promise<ReadAllPage> {

@@ -301,11 +301,13 @@ export class PostgresEventStore implements EventStore {
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
+    // withDataOf: other types' data is not sent (a reader after positions or ids, not a chunk's records).
+    const columns = options.withDataOf ? COLUMNS.replace(', data,', ', CASE WHEN type = ANY($4::text[]) THEN data END AS data,') : COLUMNS;
     const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM mds_events
+      `SELECT ${columns} FROM mds_events
         WHERE stream = $1 AND revision ${backwards ? '<=' : '>='} $2
         ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT $3`,
-      [stream, from, options.limit ?? null],
+      options.withDataOf ? [stream, from, options.limit ?? null, options.withDataOf] : [stream, from, options.limit ?? null],
     );
     return rows.map((r) => this.toRecorded(r));
   }
