@@ -81,6 +81,13 @@ export async function openCustomerExport(read: ReadDeps, externalId: string): Pr
   };
 }
 
+/**
+ * Not a record of a forgotten person: a later customer given their external id (the shop's key, kept)
+ * is linked to the events and sales naming it, which retrieval shows as `is_forgotten`; those are not
+ * this customer's data.
+ */
+const ofTheLiving = (row: { record: Record<string, unknown> }) => row.record.is_forgotten !== true;
+
 async function* exportItems(read: ReadDeps, customerId: number, ids: Identifiers): AsyncGenerator<[CustomerExportSection, Record<string, unknown>]> {
   const { pool, store } = read;
   const named = [ids.exts, ids.emails, ids.phones, ids.tokens];
@@ -91,11 +98,11 @@ async function* exportItems(read: ReadDeps, customerId: number, ids: Identifiers
   );
   for (let i = 0; i < eventIds.length; i += EXPORT_PAGE) {
     const { rows } = await pool.query<{ record: Record<string, unknown>; position: string }>(
-      `SELECT ${eventViewSql('e')} || CASE WHEN e.is_deleted THEN '{"is_deleted": true}' ELSE '{}' END AS record, e.position
+      `SELECT ${eventViewSql('e')} || CASE WHEN e.is_deleted THEN '{"is_deleted": true}'::jsonb ELSE '{}'::jsonb END AS record, e.position
          FROM customer_events e WHERE e.id = ANY ($1::bigint[]) ORDER BY e.id`,
       [eventIds.slice(i, i + EXPORT_PAGE).map((r) => r.id)],
     );
-    yield* withRuns(store, 'events', rows);
+    yield* withRuns(store, 'events', rows.filter(ofTheLiving));
   }
   const { rows: saleIds } = await pool.query<{ id: string }>(
     `SELECT sale_external_id AS id FROM sales WHERE customer_external_id = ANY ($1) OR email = ANY ($2) OR phone = ANY ($3) ORDER BY sale_external_id`,
@@ -103,11 +110,11 @@ async function* exportItems(read: ReadDeps, customerId: number, ids: Identifiers
   );
   for (let i = 0; i < saleIds.length; i += EXPORT_PAGE) {
     const { rows } = await pool.query<{ record: Record<string, unknown>; position: string | null }>(
-      `SELECT ${saleViewSql('s')} || CASE WHEN s.is_deleted THEN '{"is_deleted": true}' ELSE '{}' END AS record, s.position
+      `SELECT ${saleViewSql('s')} || CASE WHEN s.is_deleted THEN '{"is_deleted": true}'::jsonb ELSE '{}'::jsonb END AS record, s.position
          FROM sales s WHERE s.sale_external_id = ANY ($1::text[]) ORDER BY s.sale_external_id`,
       [saleIds.slice(i, i + EXPORT_PAGE).map((r) => r.id)],
     );
-    yield* withRuns(store, 'sales', rows);
+    yield* withRuns(store, 'sales', rows.filter(ofTheLiving));
   }
   // Campaign events counted for the customer: keyset pages over the person's events.
   for (let after: string[] | null = ['', '', '', '-infinity']; after; ) {
@@ -136,7 +143,9 @@ async function* datasyncMessages(read: ReadDeps, ids: Identifiers): AsyncGenerat
   for (let after: [string, string] | null = ['', '0']; after; ) {
     const { rows }: { rows: Array<{ datatarget_id: string; message_number: string; message: unknown; after_update: string }> } = await read.pool.query(
       `SELECT m.datatarget_id, m.message_number, m.message, m.after_update FROM datasync_messages m
-        WHERE (m.datatarget_id, m.message_number) > ($5, $6::bigint) AND m.message->>'datatype' IN ('customers', 'events', 'sales') AND (
+        WHERE (m.datatarget_id, m.message_number) > ($5, $6::bigint) AND m.message->>'datatype' IN ('customers', 'events', 'sales')
+          -- A forgetting, or a change with redaction markers, is a forgotten person's (whose external id a later customer was given).
+          AND NOT m.message->'change' @> '{"is_forgotten": true}' AND NOT jsonb_path_exists(m.message, 'strict $.change.** ? (@ starts with "[forgotten ")') AND (
               ${field('external_id', 'customer_id', 'sale_customer_id')} = ANY ($1)
            OR lower(${field('email', 'sale_email')}) = ANY ($2)
            OR ${field('phone_number', 'sale_phone_number')} = ANY ($3)

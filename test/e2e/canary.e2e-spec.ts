@@ -39,11 +39,12 @@ describe('canaries: nothing secret lasts, nothing personal outlives forgetting',
   const person = {
     external_id: 'CANARY-1', email: 'Canary.Person@example.org', phone_number: '+358 40 765 4321', first_name: 'Canarius', last_name: 'Birdsong',
     street_address: 'Yellow Wing Road 12', city: 'Tweetville', zip_code: 'TW9 7QX', birth_date: '1977-07-07', cb_token: 'cb-canary-4411',
+    can_email: true, consent_source: 'kiosk-canary-6620',
   };
-  const personal = ['canary.person', '765 4321', '407654321', 'Canarius', 'Birdsong', 'Yellow Wing', 'Tweetville', 'TW9 7QX', '1977-07-07', 'cb-canary-4411'];
+  const personal = ['canary.person', '765 4321', '407654321', 'Canarius', 'Birdsong', 'Yellow Wing', 'Tweetville', 'TW9 7QX', '1977-07-07', 'cb-canary-4411', 'kiosk-canary-6620'];
 
-  const call = (token: string, method: string, path: string, body?: unknown) =>
-    api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const call = (token: string, method: string, path: string, body?: unknown, accept = 'application/json') =>
+    api.call(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept }, body: body === undefined ? undefined : JSON.stringify(body) });
   const completed = async (res: { status: number; body: Json }) => {
     expect([res.status, res.body.errors ?? []]).toEqual([200, []]);
     await eventually(async () => expect((await call(admin, 'GET', `/api/runs/${res.body.run_id}/`)).body.state).toBe('completed'), { timeoutMs: 30_000 });
@@ -77,6 +78,10 @@ describe('canaries: nothing secret lasts, nothing personal outlives forgetting',
       await pages('/api/data/events/?limit=500'),
       await pages('/api/data/sales/?limit=500'),
       await pages('/api/campaign/actions/?limit=100'),
+      // The person's consent history and export (each export recorded in the log): 404 once forgotten.
+      (await call(auditor, 'GET', `/api/data/customers/${person.external_id}/consent/`)).text,
+      (await call(auditor, 'GET', `/api/data/customers/${person.external_id}/export/`)).text,
+      (await call(auditor, 'GET', `/api/data/customers/${person.external_id}/export/`, undefined, 'application/x-ndjson')).text,
       (await call(auditor, 'GET', '/metrics')).text,
       (await api.call('/health')).text,
     ].join('\n');
@@ -152,6 +157,7 @@ describe('canaries: nothing secret lasts, nothing personal outlives forgetting',
     for (const [where, text] of Object.entries(seen)) expect([where, /scrypt\$\d+\$/.test(text), text.includes('"password_hash"')]).toEqual([where, false, false]);
     // Before forgetting, the personal values are there to be found (the test would see them stay).
     expect(found(seen.dump, personal)).toEqual(personal);
+    expect(found(seen.auditor, personal)).toEqual(personal);
   });
 
   it('forgets the person and rebuilds every projection: no canary is anywhere', async () => {
@@ -161,6 +167,7 @@ describe('canaries: nothing secret lasts, nothing personal outlives forgetting',
     await caughtUp();
     const seen = await everywhere();
     for (const [where, text] of Object.entries(seen)) expect([where, found(text, personal)]).toEqual([where, []]);
+    for (const path of ['consent', 'export']) expect([path, (await call(auditor, 'GET', `/api/data/customers/${person.external_id}/${path}/`)).status]).toEqual([path, 404]);
     for (const [where, text] of Object.entries(seen)) expect([where, found(text, [PASSWORD, TOTP, admin, ...Object.values(SECRETS)])]).toEqual([where, []]);
   });
 });

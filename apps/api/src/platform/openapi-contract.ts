@@ -103,7 +103,13 @@ const ANSWERS: Record<string, Schema> = {
 
 /** Answers streamed as NDJSON (`application/x-ndjson`) by `METHOD path`: the schema of each line. */
 const LINES: Record<string, Schema> = {
-  'GET /api/export/{datatype}': obj({ id: { anyOf: [int, str] }, updated_at: str }),
+  // A forgotten customer's line is `{"is_forgotten": true}`, as its list shows it.
+  'GET /api/export/{datatype}': { anyOf: [obj({ id: { anyOf: [int, str] }, updated_at: str }), obj({ is_forgotten: { type: 'boolean', enum: [true] } })] },
+};
+
+/** Answers that are JSON, or NDJSON when the request's Accept asks for `application/x-ndjson`: the schema of each line. */
+const JSON_OR_LINES: Record<string, Schema> = {
+  'GET /api/data/customers/{external_id}/export': obj({ section: { type: 'string', enum: ['export', 'customer', 'consent', 'events', 'sales', 'campaign_events', 'messages', 'end'] } }),
 };
 
 const q = (name: string, schema: Schema, description: string) => ({ in: 'query', name, required: false, schema, description });
@@ -115,7 +121,8 @@ const QUERIES: Record<string, unknown[]> = {
   'GET /api/data/events': [...RETRIEVAL, q('type', str, 'Event type')],
   'GET /api/data/sales': [...RETRIEVAL, q('sale_external_id', str, 'One transaction')],
   'GET /api/data/shops': [...RETRIEVAL, q('include_deleted', bool, 'true: shops imported with is_deleted: true too')],
-  'GET /api/data/customers/{external_id}/history': [q('as_of', str, 'ISO 8601'), ...RETRIEVAL],
+  'GET /api/data/customers/{external_id}/history': [q('as_of', str, 'ISO 8601'), q('limit', int, 'Changes per page (100, at most 1,000)'), q('from', int, 'How many changes to skip, as next_url gives it')],
+  'GET /api/data/customers/{external_id}/consent': [q('limit', int, 'Consent changes per page (100, at most 1,000)'), q('from', int, 'How many consent changes to skip, as next_url gives it')],
   'GET /api/audit/events': ['from', 'limit', 'type', 'stream', 'stream_prefix', 'since', 'until', 'actor'].map((n) => q(n, n === 'from' || n === 'limit' ? int : str, `Filter: ${n}`)),
   'GET /api/datatargets/{datatarget_id}/outlets/{outlet_id}/log': [q('limit', int, 'Entries per page'), q('from', int, 'An entry number'), q('order', { type: 'string', enum: ['ascending', 'descending'] }, 'Order')],
 };
@@ -202,6 +209,7 @@ export function completeContract(document: OpenAPIObject): OpenAPIObject {
       const ok = Object.keys(responses).find((code) => code.startsWith('2')) ?? '200';
       if (LINES[key]) responses[ok] = { description: (responses[ok]?.description as string) ?? 'OK', content: { 'application/x-ndjson': { schema: LINES[key] } } };
       else if (answer && path !== '/metrics') responses[ok] = { description: (responses[ok]?.description as string) ?? 'OK', content: { 'application/json': { schema: answer } } };
+      if (JSON_OR_LINES[key]) (responses[ok].content as Record<string, unknown>)['application/x-ndjson'] = { schema: JSON_OR_LINES[key] };
       const error = { content: { 'application/json': { schema: ref('Error') } } };
       responses['4XX'] = { description: 'A client error: `{error: {code, message}}`', ...error };
       responses['5XX'] = { description: 'A server error (503: the database or the event log is unavailable)', ...error };
