@@ -5,8 +5,12 @@
 //   running the same page query as a prepared statement and sending the rows' JSON text;
 // - the bulk read readers of this API actually do (limit=10,000 pages following next_url, every
 //   customer), records/s against `COPY (SELECT <the same JSON>) TO STDOUT`, and the service's memory
-//   while four readers do it at once.
+//   while four readers do it at once;
+// - the whole-datatype export (GET /api/export/customers/: the same records as NDJSON in one answer),
+//   plain and gzip, records/s against that paging (issue [21]: at least as fast per record).
+import * as http from 'node:http';
 import * as os from 'node:os';
+import { createGunzip } from 'node:zlib';
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
@@ -34,6 +38,29 @@ async function bulkRead(base: string, headers: Record<string, string>, limit: nu
     next = JSON.parse(tail[2]) as string | null;
   }
   return { perSecond: records / (Number(process.hrtime.bigint() - t) / 1e9), records };
+}
+
+/**
+ * Every customer in one export, its lines counted as they arrive (not parsed, as bulkRead does not
+ * parse); with gzip asked for and unzipped here. Returns records/s and the bytes that came over the wire.
+ */
+function exportRead(base: string, headers: Record<string, string>, gzip: boolean): Promise<{ perSecond: number; records: number; wireBytes: number }> {
+  const t = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${base}/api/export/customers/`, { headers: { ...headers, 'accept-encoding': gzip ? 'gzip' : 'identity' } }, (res) => {
+      if (res.statusCode !== 200 || (res.headers['content-encoding'] === 'gzip') !== gzip) return reject(new Error(`export: ${res.statusCode} ${res.headers['content-encoding']}`));
+      let records = 0;
+      let wireBytes = 0;
+      res.on('data', (chunk: Buffer) => (wireBytes += chunk.length));
+      const body = gzip ? res.pipe(createGunzip()) : res;
+      body.on('data', (chunk: Buffer) => {
+        for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) records++;
+      });
+      body.on('end', () => resolve({ perSecond: records / (Number(process.hrtime.bigint() - t) / 1e9), records, wireBytes }));
+      body.on('error', reject);
+    });
+    req.on('error', reject);
+  });
 }
 
 async function main() {
@@ -72,6 +99,12 @@ async function main() {
   const copyRate = copied / (Number(process.hrtime.bigint() - t) / 1e9);
   const four = await Promise.all(Array.from({ length: 4 }, () => bulkRead(base, service.headers, 10_000)));
   const peak = service.peakRssMiB();
+  // The export beside the paging it replaces: paging again right before each, so both meet the same cache.
+  const paged = await bulkRead(base, service.headers, 10_000);
+  const exported = await exportRead(base, service.headers, false);
+  const pagedAgain = await bulkRead(base, service.headers, 10_000);
+  const zipped = await exportRead(base, service.headers, true);
+  const pagedRate = Math.max(paged.perSecond, pagedAgain.perSecond);
 
   const f = (x: number) => Math.round(x).toLocaleString('en');
   console.log(
@@ -83,7 +116,9 @@ async function main() {
   console.log(`| pages of 100: saturation (requests/s) | ${f(saturated.average)} | ${f(baseline.average)} | ${(saturated.average / baseline.average).toFixed(2)} (floor 0.70) |`);
   console.log(`| bulk read, pages of 10,000 following next_url (records/s) | ${f(bulk.perSecond)} | ${f(copyRate)} | ${(bulk.perSecond / copyRate).toFixed(2)} (floor 0.50, aim 0.80) |`);
   console.log(`| four bulk readers at once (records/s each; service peak RSS) | ${f(Math.min(...four.map((r) => r.perSecond)))} | | peak RSS ${peak} MiB (< 512) |`);
-  console.log(`\nerrors / non-2xx: ${atRate.errors + saturated.errors} / ${atRate.non2xx + saturated.non2xx}; every bulk read saw ${bulk.records.toLocaleString('en')} customers (COPY: ${copied.toLocaleString('en')})\n`);
+  console.log(`| export, NDJSON in one answer, vs pages of 10,000 following next_url (records/s) | ${f(exported.perSecond)} | ${f(pagedRate)} | ${(exported.perSecond / pagedRate).toFixed(2)} (floor 1.00) |`);
+  console.log(`| export with gzip, unzipped by the reader, vs the same pages (records/s) | ${f(zipped.perSecond)} | ${f(pagedRate)} | ${(zipped.perSecond / pagedRate).toFixed(2)} (wire: ${(zipped.wireBytes / exported.wireBytes).toFixed(2)} of plain) |`);
+  console.log(`\nerrors / non-2xx: ${atRate.errors + saturated.errors} / ${atRate.non2xx + saturated.non2xx}; every bulk read saw ${bulk.records.toLocaleString('en')} customers (COPY: ${copied.toLocaleString('en')}; exports: ${exported.records.toLocaleString('en')} and ${zipped.records.toLocaleString('en')}); paging baseline: the faster of the two paged reads around the exports (${f(paged.perSecond)}, ${f(pagedAgain.perSecond)})\n`);
   await bare.close();
   await pool.end();
   await service.close();

@@ -118,7 +118,7 @@ export { CUSTOMERS_READ_MODEL, CustomersReadModel } from './customers/customers.
 export { DATATARGETS_READ_MODEL, DatatargetsReadModel } from './datatargets/datatargets.read-model';
 export { EVENTS_READ_MODEL, EventsReadModel } from './events/events.read-model';
 export { EXPORT_READ_MODEL, ExportReadModel } from './export/export.read-model';
-export { EXPORT_DATATYPES, type ExportDatatype, type ExportPage } from './export/export.queries';
+export { EXPORT_DATATYPES, EXPORT_WITH_DELETED, type ExportDatatype, type ExportPage, type ExportPageOptions } from './export/export.queries';
 export { PRODUCTS_READ_MODEL, ProductsReadModel } from './products/products.read-model';
 export { RUNS_READ_MODEL, RunsReadModel } from './runs/runs.read-model';
 export { SALES_READ_MODEL, SalesReadModel } from './sales/sales.read-model';

@@ -8,29 +8,43 @@ import { timestampSql } from '../runtime/timestamp-sql';
 /** The datatypes a whole export streams (GET /api/export/<datatype>/). */
 export const EXPORT_DATATYPES = ['customers', 'products', 'events', 'sales', 'shops'] as const;
 export type ExportDatatype = (typeof EXPORT_DATATYPES)[number];
+/** The datatypes whose rows can end and be shown anyway (`?include_deleted=true`), as their lists. */
+export const EXPORT_WITH_DELETED: readonly ExportDatatype[] = ['products', 'shops'];
 
 /**
  * What an export reads of a datatype: its key columns in the order lines come (and their types, for
- * the cursor), its live rows, and each row's line, the JSON its retrieval list shows.
+ * the cursor), which rows its retrieval list shows (`live`; `withEnded` when ended rows are asked for
+ * too), each row's line (the JSON that list shows), and the read models the line is made from (what
+ * a replica must have replayed to serve it).
  */
 interface ExportSource {
   from: string;
   live: string;
+  withEnded?: string;
   keys: Array<{ column: string; type: 'bigint' | 'text' }>;
   line: string;
   /** Parameters the line's SQL names from $2 on (the cursor's come after them). */
   params?: unknown[];
+  projections: readonly string[];
 }
 
 const record = (t: string, id: string) => `${t}.data || jsonb_build_object('id', ${id}, 'updated_at', ${timestampSql(`${t}.updated_at`)})`;
 
 const SOURCES: Record<ExportDatatype, ExportSource> = {
-  // Forgotten customers are left out: the list shows them as `{"is_forgotten": true}`, a line with nothing to export nor resume from.
-  customers: { from: 'customers c', live: 'NOT c.is_deleted AND NOT c.is_forgotten', keys: [{ column: 'c.customer_id', type: 'bigint' }], line: `$2::jsonb || ${record('c', 'c.customer_id')}`, params: [VIEW_DEFAULTS] },
-  products: { from: 'products p', live: liveRow('p.data'), keys: [{ column: 'p.external_id', type: 'text' }, { column: 'p.language', type: 'text' }], line: record('p', 'p.external_id') },
-  events: { from: 'customer_events e', live: 'NOT e.is_deleted', keys: [{ column: 'e.id', type: 'bigint' }], line: eventViewSql('e') },
-  sales: { from: 'sales s', live: 'NOT s.is_deleted', keys: [{ column: 's.sale_external_id', type: 'text' }], line: saleViewSql('s') },
-  shops: { from: 'shops h', live: liveRow('h.data'), keys: [{ column: 'h.external_id', type: 'text' }], line: record('h', 'h.external_id') },
+  // Forgotten customers as the list shows them, `{"is_forgotten": true}`: a line without an id (a resumed export starts after the last line with one).
+  customers: {
+    from: 'customers c',
+    live: 'NOT c.is_deleted',
+    keys: [{ column: 'c.customer_id', type: 'bigint' }],
+    line: `CASE WHEN c.is_forgotten THEN '{"is_forgotten": true}'::jsonb ELSE $2::jsonb || ${record('c', 'c.customer_id')} END`,
+    params: [VIEW_DEFAULTS],
+    projections: ['customers'],
+  },
+  products: { from: 'products p', live: liveRow('p.data'), withEnded: 'true', keys: [{ column: 'p.external_id', type: 'text' }, { column: 'p.language', type: 'text' }], line: record('p', 'p.external_id'), projections: ['products'] },
+  // Events and sales are linked to their customers, products and each other when read (ADR 0007), as in their lists.
+  events: { from: 'customer_events e', live: 'NOT e.is_deleted', keys: [{ column: 'e.id', type: 'bigint' }], line: eventViewSql('e'), projections: ['events', 'customers', 'products', 'sales'] },
+  sales: { from: 'sales s', live: 'NOT s.is_deleted', keys: [{ column: 's.sale_external_id', type: 'text' }], line: saleViewSql('s'), projections: ['sales', 'events', 'products'] },
+  shops: { from: 'shops h', live: liveRow('h.data'), withEnded: 'true', keys: [{ column: 'h.external_id', type: 'text' }], line: record('h', 'h.external_id'), projections: ['shops'] },
 };
 
 export interface ExportPage {
@@ -41,18 +55,30 @@ export interface ExportPage {
   last: string[] | null;
 }
 
-/** The SQL of a page: one statement per datatype and cursor, so each is prepared once per connection. */
-function pageSql(s: ExportSource, after: boolean): string {
+export interface ExportPageOptions {
+  /** The last key of the previous page (or the client's cursor); undefined: from the first record. */
+  after?: string[];
+  limit: number;
+  /** Rows that ended (products, shops) too, as `?include_deleted=true` lists them. */
+  includeDeleted?: boolean;
+}
+
+/** The SQL of a page: one statement per datatype, cursor and rows shown, so each is prepared once per connection. */
+function pageSql(s: ExportSource, after: boolean, includeDeleted: boolean): string {
   const keys = s.keys.map((k) => k.column);
   const order = keys.join(', ');
   // The keys compared as a row, each cursor value a parameter of its column's type: `(a, b) > ($2::text, $3::text)`.
   const first = 2 + (s.params?.length ?? 0);
   const cursor = `(${order}) > (${s.keys.map((k, i) => `$${first + i}::${k.type}`).join(', ')})`;
+  const shown = includeDeleted && s.withEnded ? s.withEnded : s.live;
   const inner = `SELECT ${keys.map((k, i) => `${k} AS k${i}`).join(', ')}, (${s.line})::text AS line
-                   FROM ${s.from} WHERE ${s.live}${after ? ` AND ${cursor}` : ''} ORDER BY ${order} LIMIT $1`;
+                   FROM ${s.from} WHERE ${shown}${after ? ` AND ${cursor}` : ''} ORDER BY ${order} LIMIT $1`;
   const ks = s.keys.map((_, i) => `k${i}`);
-  return `SELECT count(*)::int AS count,
-                 (array_agg(ARRAY[${ks.map((k) => `${k}::text`).join(', ')}] ORDER BY ${ks.map((k) => `${k} DESC`).join(', ')}))[1] AS last,
+  // The last key by max(), not an aggregate ordered the other way (a second sort of the page): one key
+  // as its own type (bigint order is not text order), several text keys as an array (compared as the rows are).
+  const last = ks.length === 1 ? `ARRAY[max(k0)::text]` : `max(ARRAY[${ks.map((k) => `${k}::text`).join(', ')}])`;
+  if (ks.length > 1 && s.keys.some((k) => k.type !== 'text')) throw new Error('an export key of several parts is text throughout');
+  return `SELECT count(*)::int AS count, ${last} AS last,
                  coalesce(string_agg(line, E'\\n' ORDER BY ${ks.join(', ')}), '') AS lines
             FROM (${inner}) page`;
 }
@@ -60,21 +86,28 @@ function pageSql(s: ExportSource, after: boolean): string {
 const STATEMENTS = new Map<string, string>();
 
 /**
- * A page of an export: up to `limit` live records of the datatype in key order after `after` (the
- * last key of the previous page), rendered by PostgreSQL as newline-joined JSON text, so rows are
- * never parsed and serialised again in Node (as the customers list does).
+ * A page of an export: up to `limit` records of the datatype as its list shows them, in key order
+ * after `after` (the last key of the previous page), rendered by PostgreSQL as newline-joined JSON
+ * text, so rows are never parsed and serialised again in Node.
  */
-export async function exportPage(pool: Pool, datatype: ExportDatatype, after: string[] | undefined, limit: number): Promise<ExportPage> {
+export async function exportPage(pool: Pool, datatype: ExportDatatype, options: ExportPageOptions): Promise<ExportPage> {
   const source = SOURCES[datatype];
+  const { after, limit } = options;
+  const includeDeleted = options.includeDeleted === true && source.withEnded !== undefined;
   if (after !== undefined && after.length !== source.keys.length) throw new Error(`an export cursor of ${datatype} has ${source.keys.length} part(s)`);
-  const name = `export-${datatype}${after ? '-after' : ''}`;
+  const name = `export-${datatype}${after ? '-after' : ''}${includeDeleted ? '-all' : ''}`;
   let text = STATEMENTS.get(name);
-  if (!text) STATEMENTS.set(name, (text = pageSql(source, after !== undefined)));
+  if (!text) STATEMENTS.set(name, (text = pageSql(source, after !== undefined, includeDeleted)));
   const { rows } = await pool.query<{ count: number; last: string[] | null; lines: string }>({ name, text, values: [limit, ...(source.params ?? []), ...(after ?? [])] });
-  return { lines: rows[0].lines, count: rows[0].count, last: rows[0].last };
+  return { lines: rows[0].lines, count: rows[0].count, last: rows[0].count === 0 ? null : rows[0].last };
 }
 
 /** Which parts an export cursor of the datatype has: its key columns' types (customers and events: one whole number). */
 export function exportKeyTypes(datatype: ExportDatatype): Array<'bigint' | 'text'> {
   return SOURCES[datatype].keys.map((k) => k.type);
+}
+
+/** The read models a datatype's lines are made from: a replica serves a page once it has replayed them. */
+export function exportProjections(datatype: ExportDatatype): readonly string[] {
+  return SOURCES[datatype].projections;
 }

@@ -1,14 +1,19 @@
+import { readFrom } from '../runtime/read-pools';
 import type { ReadDeps } from '../runtime/read-side';
-import { exportKeyTypes, exportPage, type ExportDatatype } from './export.queries';
+import { exportKeyTypes, exportPage, exportProjections, type ExportDatatype, type ExportPageOptions } from './export.queries';
 
 export const EXPORT_READ_MODEL = Symbol('ExportReadModel');
 
-/** Whole-datatype exports: the live records of customers, products, events, sales or shops, a keyset page at a time. */
+/**
+ * Whole-datatype exports: the records of customers, products, events, sales or shops as their lists
+ * show them, a keyset page at a time, each page where that list's page would be read (a replica
+ * that has replayed what it needs, else the primary).
+ */
 export class ExportReadModel {
-  constructor(private readonly read: Pick<ReadDeps, 'pool'>) {}
+  constructor(private readonly read: Pick<ReadDeps, 'pool' | 'readPools'>) {}
 
-  page(datatype: ExportDatatype, after: string[] | undefined, limit: number) {
-    return exportPage(this.read.pool, datatype, after, limit);
+  page(datatype: ExportDatatype, options: ExportPageOptions) {
+    return readFrom(this.read, { projections: exportProjections(datatype) }, ({ pool }) => exportPage(pool, datatype, options));
   }
 
   keyTypes(datatype: ExportDatatype) {

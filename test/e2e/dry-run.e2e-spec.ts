@@ -97,6 +97,35 @@ describe('dry runs of imports', () => {
     await completed(real);
   });
 
+  it('is taken by every upload route the OpenAPI document lists, POST and PUT, each spelling and the datasource import', async () => {
+    const document = (await api.call('/api/docs/openapi.json')).body as { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>> };
+    const one: Record<string, unknown> = {
+      customers: { customers: [{ external_id: 'D-1', email: 'd1@example.com' }] },
+      products: { products: [{ external_id: 'DP-1', title: 'Dry' }] },
+      events: { events: [{ type: 'BROWSE', date: '2026-03-05', customer_id: 'D-1', path: '/dry' }] },
+      sales: { sales: [{ ...SALE, sale_external_id: 'DT-1' }] },
+      shops: { shops: [{ external_id: 'dry-shop' }] },
+      campaigns: { campaigns: [{ campaign_key: 'DK-1', name: 'Dry' }] },
+      'campaigns/events': { events: [{ campaign_key: 'K-1', type: 'open', date: '2026-03-12', email: 'd1@example.com' }] },
+      // The datasource made above imports customers.
+      datasources: { customers: [{ external_id: 'D-2' }] },
+    };
+    const routes = Object.entries(document.paths).filter(([path]) => /\/(upload|import)\/?$/.test(path)).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+    // Four datatypes at two spellings with POST and PUT, shops, campaigns, campaign events, and the datasource import with both.
+    expect(routes).toHaveLength(4 * 2 * 2 + 3 + 2);
+    for (const { path, method, op } of routes) {
+      expect([method, path, op.parameters?.some((p) => p.in === 'query' && p.name === 'dry_run')]).toEqual([method, path, true]);
+      const kind = /^\/api\/(datasources|campaigns\/events|campaigns|[a-z]+?)s?\/(\{|upload)/.exec(path)![1];
+      const datatype = kind === 'datasources' || kind === 'campaigns/events' || kind === 'campaigns' ? kind : `${kind}s`;
+      const head = await api.rt.store.headPosition();
+      const personal = await personalRows();
+      const dry = await send(method, `${path.replace('{datasource_id}', datasourceId)}?dry_run=true`, one[datatype]);
+      expect([method, path, dry.status, dry.body]).toEqual([method, path, 200, { response: 'ok', dry_run: true, accepted: 1, rejected: 0, errors: [] }]);
+      expect(await appendedSince(head)).toEqual([]);
+      expect(await personalRows()).toBe(personal);
+    }
+  });
+
   it('says what the real import would when it has errors and warnings to say', async () => {
     const events = await send('POST', '/api/events/upload/?dry_run=1', UPLOADS[4][3]);
     expect(events.body).toMatchObject({
