@@ -14,7 +14,7 @@ export async function givenDatatarget(options: { outlet?: boolean } = {}): Promi
   let outlet: OutletDefinition | undefined;
   if (options.outlet) {
     const { outlet_id: outletId } = await new CreateOutletHandler(store, secrets, outletSettings).execute(
-      new CreateOutletCommand(id, { request: { url: 'https://hooks.example.com/in?key=k1', headers: { authorization: 'Bearer s3cret' }, content: '{(data)}' } }, meta),
+      new CreateOutletCommand(id, { request: { url: 'https://hooks.example.com/in?key=query-key-7Qz', headers: { authorization: 'Bearer s3cret' }, content: '{(data)}' } }, meta),
     );
     outlet = (store.events.find((e) => e.type === 'OutletCreated' && (e.data as { outlet: OutletDefinition }).outlet.outlet_id === outletId)!.data as { outlet: OutletDefinition }).outlet;
   }

@@ -63,7 +63,7 @@ describe('a test send', () => {
     // The credentials are masked in what the log keeps; the URL's query credential too.
     expect(data.http_request).toContain('"test":true');
     expect(data.http_request).not.toContain('s3cret');
-    expect(data.http_request).not.toContain('k1');
+    expect(data.http_request).not.toContain('query-key-7Qz');
     expect(store.appends.map((a) => a.options)).toEqual([{ expectedRevision: 0 }]);
   });
 
