@@ -8,14 +8,13 @@
 // not the capacity a replica on a machine of its own adds.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startEmbeddedPostgres } from '#mds/platform';
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../test/support/replica';
 import { autocannon, importRates, type Load } from './bench-service';
 import { median } from './bench-database';
-import { startServiceProcess, type ServiceProcess } from './service-process';
+import { freePort, startServiceProcess, type ServiceProcess } from './service-process';
 
 const ROOT = path.resolve(__dirname, '../..');
 const TOTAL = Number(process.env.BENCH_REPLICA_CUSTOMERS ?? 100_000);
@@ -55,17 +54,6 @@ interface Api {
   base: string;
   child: ChildProcess;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** `mds api` alone on the service's database (and its data folder: the same keys), with `env` on top. */

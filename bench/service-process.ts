@@ -19,7 +19,8 @@ export interface ServiceProcess {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port free on loopback just now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

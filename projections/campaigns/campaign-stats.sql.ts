@@ -46,6 +46,22 @@ const iso = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD
 export const rate = (num: string, den: string) => `CASE WHEN ${den} > 0 THEN round((${num})::numeric / ${den}, 4)::float8 END`;
 export const perRecipient = (num: string, den: string) => `CASE WHEN ${den} > 0 THEN round((${num})::numeric / ${den}, 2)::float8 END`;
 
+/**
+ * The spec's sales figures after `date_range`, as `json_build_object` arguments: `sales` the row of
+ * counted sales and revenue (`.sales`, `.revenue`), `lines` that of units (`.units`, `.own_*`,
+ * `.other_*`), `categories` that of the category list (`.list`). Shared by the projection (the 30-day
+ * window) and the list with a sales range.
+ */
+export const SALES_FIGURES = (sales: string, lines: string, categories: string) => `'total_sales', coalesce(${sales}.sales, 0),
+             'total_revenue', coalesce(${sales}.revenue, 0),
+             'average_products_count', coalesce(round(${lines}.units / nullif(${sales}.sales, 0), 2), 0),
+             'total_products_count', coalesce(${lines}.units, 0),
+             'campaign_product_count', coalesce(${lines}.own_units, 0),
+             'campaign_product_revenue', coalesce(${lines}.own_revenue, 0),
+             'other_product_count', coalesce(${lines}.other_units, 0),
+             'other_product_revenue', coalesce(${lines}.other_revenue, 0),
+             'product_categories', coalesce(${categories}.list, '[]')`;
+
 /** The seven event names of `stats.events`, in the spec's order, from the types imported. */
 const EVENT_NAMES = `(VALUES (1, 'sent', 'sent'), (2, 'delivered', 'delivered'), (3, 'open', 'opens'), (4, 'click', 'clicks'),
     (5, 'unsubscribe', 'unsubscribes'), (6, 'spam_report', 'spam_reports'), (7, 'bounce', 'bounces')) AS n(ord, type, name)`;
@@ -187,15 +203,7 @@ export const STATS = `WITH c AS (
            'events', (SELECT json_agg(json_build_object('name', n.name, 'count', coalesce((cn.n->>n.type)::bigint, 0)) ORDER BY n.ord) FROM ${EVENT_NAMES}),
            'sales', json_build_object(
              'date_range', CASE WHEN w.activation IS NOT NULL THEN json_build_object('start', w.first_day::text, 'end', (w.first_day + 30)::text) END,
-             'total_sales', coalesce(st.sales, 0),
-             'total_revenue', coalesce(st.revenue, 0),
-             'average_products_count', coalesce(round(lt.units / nullif(st.sales, 0), 2), 0),
-             'total_products_count', coalesce(lt.units, 0),
-             'campaign_product_count', coalesce(lt.own_units, 0),
-             'campaign_product_revenue', coalesce(lt.own_revenue, 0),
-             'other_product_count', coalesce(lt.other_units, 0),
-             'other_product_revenue', coalesce(lt.other_revenue, 0),
-             'product_categories', coalesce(cat.list, '[]')),
+             ${SALES_FIGURES('st', 'lt', 'cat')}),
            'cache_modified_at', ${iso('greatest(w.updated_at, lg.at, ca.at)')},
            'performance', json_build_object(
              'audience_reached', coalesce(a.size - a.unreachable, 0),

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { perRecipient, rate } from './campaign-stats.sql';
+import { perRecipient, rate, SALES_FIGURES } from './campaign-stats.sql';
 
 /** A position in the list: the campaign's activation (null: none) and its key. */
 export type CampaignCursor = [string | null, string];
@@ -84,15 +84,7 @@ function filteredFigures(page: string, range: SalesRange, p: (v: unknown) => str
              'audience_with_sales', coalesce(t.buyers, 0),
              'sales_for_conversion', coalesce(t.converted, 0),
              'sales', json_build_object(
-               'total_sales', coalesce(t.sales, 0),
-               'total_revenue', coalesce(t.revenue, 0),
-               'average_products_count', coalesce(round(t.units / nullif(t.sales, 0), 2), 0),
-               'total_products_count', coalesce(t.units, 0),
-               'campaign_product_count', coalesce(t.own_units, 0),
-               'campaign_product_revenue', coalesce(t.own_revenue, 0),
-               'other_product_count', coalesce(t.other_units, 0),
-               'other_product_revenue', coalesce(t.other_revenue, 0),
-               'product_categories', coalesce(c.list, '[]')),
+               ${SALES_FIGURES('t', 't', 'c')}),
              'performance', json_build_object(
                'audience_converted', coalesce(t.converted_buyers, 0),
                'conversion_rate', ${rate('coalesce(t.converted_buyers, 0)', 'page.reached')},
