@@ -40,15 +40,15 @@ describe('hostile input on every route', () => {
   /** `raw`, counted under `kind` with the case's name and the route (the path without its query); a 5xx is kept for the last test. */
   const hostile = async (kind: string, name: string, method: string, path: string, c: Pick<HostileCase, 'body' | 'contentType' | 'headers'> | undefined) => {
     const answer = await raw(method, path, c);
-    count(kind, name, `${method} ${path.split('?')[0]}`, answer.status);
+    count(kind, name, `${method} ${path.split('?')[0]}`, answer.status, messageOf(answer));
     return answer;
   };
-  const count = (kind: string, name: string, route: string, status: number) => {
+  const count = (kind: string, name: string, route: string, status: number, message = '') => {
     const tally = (sent[kind] ??= { cases: new Set(), routes: new Set(), requests: 0 });
     tally.cases.add(name);
     tally.routes.add(route);
     tally.requests++;
-    if (status >= 500) serverErrors.push(`${kind}: ${route} ${name}: ${status}`);
+    if (status >= 500) serverErrors.push(`${kind}: ${route} ${name}: ${status} ${message}`.trim());
   };
   const refusedProperly = (a: { status: number; body: unknown }) =>
     a.status >= 400 && a.status < 500 && typeof (a.body as { error?: { code?: unknown } })?.error?.code === 'string' && typeof (a.body as { error: { message?: unknown } }).error.message === 'string';

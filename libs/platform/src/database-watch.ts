@@ -6,7 +6,15 @@ import type { Logger } from './logging';
  * after `timeoutMs`. A server that is down, or up but not answering (frozen, its disk stalled), is
  * seen within interval + timeout, so requests can be refused at once with 503 instead of hanging on a
  * pool whose queries will not come back. The connection is dropped and made again after a failure.
+ *
+ * The time limit counts only time this process could read an answer: a timer that fires late (the
+ * event loop stalled by a long parse or a full collection) gives the database its time again, up to
+ * ten time limits in all, so a busy service does not refuse every request for a database that did
+ * answer while it still sees one that never does.
  */
+/** How late a timer may fire before the process counts as stalled rather than the database as silent. */
+const STALLED_MS = 100;
+
 export class DatabaseWatch {
   private client?: Client;
   private timer?: NodeJS.Timeout;
@@ -52,7 +60,7 @@ export class DatabaseWatch {
       await Promise.race([
         (async () => {
           if (!this.client) {
-            const client = new Client({ connectionString: this.url, application_name: 'mds-watch', connectionTimeoutMillis: timeoutMs });
+            const client = new Client({ connectionString: this.url, application_name: 'mds-watch' }); // its time limit is the one below
             client.on('error', () => undefined); // seen by the next check
             this.client = client;
             await client.connect();
@@ -60,7 +68,15 @@ export class DatabaseWatch {
           await this.client.query('SELECT 1');
         })(),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+          const giveUp = Date.now() + 10 * timeoutMs;
+          const arm = () => {
+            const due = Date.now() + timeoutMs;
+            timer = setTimeout(() => {
+              if (Date.now() - due > STALLED_MS && Date.now() < giveUp) arm();
+              else reject(new Error(`no answer within ${timeoutMs} ms`));
+            }, timeoutMs);
+          };
+          arm();
         }),
       ]);
       this.set(undefined);

@@ -1,0 +1,71 @@
+import * as net from 'node:net';
+import { createTestDatabase, type TestDatabase } from '#mds/testing/database';
+import { DatabaseWatch } from './database-watch';
+
+/** Keeps this process's event loop from turning for `ms` (as a long JSON parse or a full collection does). */
+const stall = (ms: number) => {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The watch says PostgreSQL is down only when PostgreSQL does not answer, not when this process was
+// too busy to read its answer: a false "down" refuses every request with 503.
+describe('DatabaseWatch', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('does not call a database down while its own process was stalled past the time limit', async () => {
+    const watch = new DatabaseWatch(db.url, { intervalMs: 20, timeoutMs: 300 });
+    const changes: boolean[] = [];
+    watch.onChange((down) => changes.push(down));
+    watch.start();
+    // Stalled in the same timer turn as the first check, so its connection and query are in flight.
+    await new Promise<void>((resolve) => setTimeout(() => (stall(600), resolve()), 0));
+    for (let i = 0; i < 4; i++) {
+      await sleep(15 + i * 7);
+      stall(400);
+    }
+    await sleep(200);
+    await watch.stop();
+    expect(changes).toEqual([]);
+  });
+
+  // A server that accepts connections and says nothing, as a frozen PostgreSQL does; `busy` stalls
+  // this process for 200 ms in every 250 while it waits.
+  const silentFor = async (busy: boolean) => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((s) => sockets.push(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    const watch = new DatabaseWatch(`postgres://x:y@127.0.0.1:${port}/z`, { intervalMs: 20, timeoutMs: 150 });
+    const started = Date.now();
+    const down = new Promise<number>((resolve) => watch.onChange((d) => d && resolve(Date.now() - started)));
+    const stalls = busy ? setInterval(() => stall(200), 50) : undefined;
+    watch.start();
+    const after = await down;
+    clearInterval(stalls);
+    await watch.stop();
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+    expect(watch.down).toBeInstanceOf(Date);
+    return after;
+  };
+
+  it('calls a database down that takes a connection and never answers, within interval + time limit', async () => {
+    const after = await silentFor(false);
+    expect(after).toBeGreaterThanOrEqual(140);
+    expect(after).toBeLessThan(1000);
+  });
+
+  it('still calls it down while its own process stalls, within ten time limits', async () => {
+    const after = await silentFor(true);
+    expect(after).toBeGreaterThan(300);
+    expect(after).toBeLessThan(10 * 150 + 1000);
+  });
+});
