@@ -21,17 +21,19 @@ describe('DatabaseWatch', () => {
   });
 
   it('does not call a database down while its own process was stalled past the time limit', async () => {
-    const watch = new DatabaseWatch(db.url, { intervalMs: 20, timeoutMs: 300 });
+    // A limit of 800 ms leaves a loaded machine time to open the connection once the stalls end.
+    const watch = new DatabaseWatch(db.url, { intervalMs: 20, timeoutMs: 800 });
     const changes: boolean[] = [];
     watch.onChange((down) => changes.push(down));
     watch.start();
-    // Stalled in the same timer turn as the first check, so its connection and query are in flight.
-    await new Promise<void>((resolve) => setTimeout(() => (stall(600), resolve()), 0));
-    for (let i = 0; i < 4; i++) {
+    // Stalled in the same timer turn as the first check, so its connection is in flight.
+    await new Promise<void>((resolve) => setTimeout(() => (stall(1100), resolve()), 0));
+    for (let i = 0; i < 2; i++) {
       await sleep(15 + i * 7);
-      stall(400);
+      stall(900);
     }
-    await sleep(200);
+    // Longer than the limit: a check given up on would be seen by now.
+    await sleep(1000);
     await watch.stop();
     expect(changes).toEqual([]);
   });
