@@ -69,16 +69,9 @@ function filteredFigures(page: string, range: SalesRange, p: (v: unknown) => str
   const bound = (b: SalesBound, op: '>=' | '<=') =>
     b.kind === 'day' ? `x.day ${op} ${p(b.value)}::date` : b.kind === 'instant' ? `x.at ${op} ${p(b.value)}::timestamptz` : `x.at ${op} (${p(b.value)}::timestamp AT TIME ZONE ${zone})`;
   const conditions = [range.start ? bound(range.start, '>=') : 'true', range.end ? bound(range.end, '<=') : 'true'].join(' AND ');
+  // Each campaign's sums by LATERAL, on its key: an index scan whatever the planner knows of the
+  // tables (a join over the page planned, before ANALYZE, a scan of every counted sale: 40 ms, not 6).
   return `WITH page AS (${page}
-    ), totals AS (
-      SELECT x.campaign_key, count(*) AS sales, sum(x.revenue) AS revenue, count(DISTINCT x.member) AS buyers, count(*) FILTER (WHERE x.converted) AS converted,
-             count(DISTINCT x.member) FILTER (WHERE x.converted) AS converted_buyers, sum(x.units) AS units, sum(x.own_units) AS own_units, sum(x.own_revenue) AS own_revenue,
-             sum(x.other_units) AS other_units, sum(x.other_revenue) AS other_revenue
-        FROM page JOIN campaign_sales x USING (campaign_key) WHERE ${conditions} GROUP BY 1
-    ), categories AS (
-      SELECT campaign_key, json_agg(json_build_object('title', title, 'units', units, 'revenue', revenue, 'discount', discount) ORDER BY revenue DESC, title) AS list
-        FROM (SELECT x.campaign_key, x.title, sum(x.units) AS units, sum(x.revenue) AS revenue, sum(x.discount) AS discount
-                FROM page JOIN campaign_sale_categories x USING (campaign_key) WHERE ${conditions} GROUP BY 1, 2) g GROUP BY 1
     )
     SELECT page.record, page.activation_text, page.campaign_key, json_build_object(
              'audience_with_sales', coalesce(t.buyers, 0),
@@ -89,7 +82,16 @@ function filteredFigures(page: string, range: SalesRange, p: (v: unknown) => str
                'audience_converted', coalesce(t.converted_buyers, 0),
                'conversion_rate', ${rate('coalesce(t.converted_buyers, 0)', 'page.reached')},
                'revenue_per_recipient', ${perRecipient('coalesce(t.revenue, 0)', 'page.reached')}))::text AS filtered
-      FROM page LEFT JOIN totals t USING (campaign_key) LEFT JOIN categories c USING (campaign_key)
+      FROM page
+      LEFT JOIN LATERAL (
+        SELECT count(*) AS sales, sum(x.revenue) AS revenue, count(DISTINCT x.member) AS buyers, count(*) FILTER (WHERE x.converted) AS converted,
+               count(DISTINCT x.member) FILTER (WHERE x.converted) AS converted_buyers, sum(x.units) AS units, sum(x.own_units) AS own_units, sum(x.own_revenue) AS own_revenue,
+               sum(x.other_units) AS other_units, sum(x.other_revenue) AS other_revenue
+          FROM campaign_sales x WHERE x.campaign_key = page.campaign_key AND ${conditions} HAVING count(*) > 0) t ON true
+      LEFT JOIN LATERAL (
+        SELECT json_agg(json_build_object('title', title, 'units', units, 'revenue', revenue, 'discount', discount) ORDER BY revenue DESC, title) AS list
+          FROM (SELECT x.title, sum(x.units) AS units, sum(x.revenue) AS revenue, sum(x.discount) AS discount
+                  FROM campaign_sale_categories x WHERE x.campaign_key = page.campaign_key AND ${conditions} GROUP BY 1) g HAVING count(*) > 0) c ON true
      ORDER BY page.sort ${dir}, page.campaign_key ${dir}`;
 }
 
@@ -99,6 +101,8 @@ function filteredFigures(page: string, range: SalesRange, p: (v: unknown) => str
  * refuses rather than answering with zeros. Kinds may differ, so the zone decides, as in the filter.
  */
 export async function salesRangeReversed(pool: Pool, range: Required<SalesRange>): Promise<boolean> {
+  // Two days (YYYY-MM-DD) compare as text, with no zone and no query.
+  if (range.start.kind === 'day' && range.end.kind === 'day') return range.start.value > range.end.value;
   const zone = `(SELECT timezone FROM campaign_settings)`;
   const instant = (b: SalesBound, n: number) =>
     b.kind === 'day' ? `($${n}::date::timestamp AT TIME ZONE ${zone})` : b.kind === 'instant' ? `$${n}::timestamptz` : `($${n}::timestamp AT TIME ZONE ${zone})`;
