@@ -575,6 +575,28 @@ describe('campaign statistics beyond the spec: the daily series and the sales ra
     expect((await filtered('sales_start=2026-03-20T23:59:59Z&sales_end=2026-03-20')).A.sales.total_sales).toBe(0);
     expect((await filtered('sales_start=2026-03-20T10:00:00Z&sales_end=2026-03-20T10:00:00Z')).A.sales.total_revenue).toBe(1000);
   });
+
+  // Last in this block: it adds a sale. The API keeps a range's records between requests, under the
+  // transaction that computed each campaign's figures; a sale counted computes them again.
+  it('answers a range asked again as before, and with a sale inside it once that sale is counted', async () => {
+    const range = 'sales_start=2026-03-06&sales_end=2026-03-20';
+    const before = await filtered(range);
+    expect(await filtered(range)).toEqual(before);
+    const outside = await filtered('sales_start=2026-03-21');
+    // S12: K-6 (in A's audience, not B's) on March 16, P-4 1 / 700.
+    const res = await send('POST', '/api/sales/upload/', {
+      sales: [
+        { sale_external_id: 'S12', sale_date: '2026-03-16T09:00:00Z', sale_customer_id: 'K-6' },
+        { sale_external_id: 'S12', product_id: 'P-4', quantity: 1, unit_price: 700 },
+      ],
+    });
+    expect([res.status, res.body.accepted]).toEqual([200, 2]);
+    await waitForProjection(api.rt.pool, 'campaigns', await api.rt.store.headPosition(), { timeoutMs: 30_000 });
+    const after = await filtered(range);
+    expect([after.A.sales.total_sales, after.A.sales.total_revenue, after.A.audience_with_sales]).toEqual([before.A.sales.total_sales + 1, before.A.sales.total_revenue + 700, before.A.audience_with_sales]);
+    expect(after.B).toEqual(before.B);
+    expect(await filtered('sales_start=2026-03-21')).toEqual(outside);
+  });
 });
 
 describe('campaign days in the settings\' time zone, automated from the kind, campaigns without activation last', () => {
