@@ -195,7 +195,7 @@ async function main() {
   console.log(`| freshness: … → the sale's day of the daily series changed, p50 / p99 (ms) | ${f(median(dailyLags))} / ${f(percentile(dailyLags, 99))} | | p99 ≤ 2,000 |`);
   console.log(`| sales import answered → figures changed, p50 / p99 (ms) | ${f(median(answered))} / ${f(percentile(answered, 99))} | | |`);
   const failures = [served, ranged, daily].map((l) => `${l.errors} / ${l.non2xx}`).join(', ');
-  console.log(`\n${CHANGES} changes; errors / non-2xx under load (list, with a range, daily): ${failures}; ranges not kept, not 200: ${unkept.failures}. A range asked again is answered from the records the API process keeps for it (under the transaction that computed each campaign's figures), computed once per campaign and range.\n`);
+  console.log(`\n${CHANGES} changes; errors / non-2xx under load (list, with a range, daily): ${failures}; ranges not kept, not 200: ${unkept.failures}. A range asked again is answered from the records the API process keeps for it (under a digest of each campaign's inputs), computed once per campaign and range.\n`);
   if ([served, ranged, daily].some((l) => l.errors + l.non2xx > 0) || unkept.failures > 0) process.exitCode = 1;
   await service.close();
 }

@@ -35,7 +35,7 @@ export const campaignsProjection: Projection = {
   // 4: days (the 30-day window, a sale's day) in the settings' time zone; automated derived from the kind.
   // 5: campaign_events.position: where the import that logged the event is (a customer's export names its run).
   // 6: stats.performance (opens, clicks, rates), the daily series and the counted sales by time (sales_start/sales_end).
-  // 7: campaign_stats.figured, the transaction that computed the figures (range figures are kept under it).
+  // 7: campaign_stats.figured, a digest of what range figures are computed from (readers keep them under it).
   version: 7,
   eventTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED, DATA_QUERY_ACCEPTED, SETTINGS_CHANGED],
   logDataTypes: [CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, CUSTOMERS_IMPORTED, EVENTS_IMPORTED, SALES_IMPORTED, PRODUCTS_IMPORTED],
@@ -221,7 +221,8 @@ async function recompute(tx: ProjectionTx): Promise<void> {
   await tx.query(`CREATE TEMP TABLE result ON COMMIT DROP AS ${STATS}`, [rows[0].keys]);
   await tx.query(`UPDATE campaigns cp SET activation = r.activation FROM result r WHERE cp.campaign_key = r.campaign_key AND cp.activation IS DISTINCT FROM r.activation;
     INSERT INTO campaign_stats AS t (campaign_key, stats, record, modified_at, sale_ids, product_ids, reached, figured)
-    SELECT campaign_key, stats, record, modified_at, sale_ids, product_ids, reached, pg_current_xact_id()::text::bigint FROM result
+    SELECT campaign_key, stats, record, modified_at, sale_ids, product_ids, reached,
+           encode(sha256(convert_to(concat(record, '|', coalesce(sale_rows::text, '-'), '|', coalesce(category_rows::text, '-'), '|', reached), 'UTF8')), 'hex') FROM result
     ON CONFLICT (campaign_key) DO UPDATE SET stats = excluded.stats, record = excluded.record, modified_at = excluded.modified_at, sale_ids = excluded.sale_ids,
       product_ids = excluded.product_ids, reached = excluded.reached, figured = excluded.figured;
     DELETE FROM campaign_days WHERE campaign_key IN (SELECT campaign_key FROM result);

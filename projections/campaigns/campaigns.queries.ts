@@ -22,8 +22,8 @@ export async function listCampaigns(
     const rows = await pageRows(pool, options, range ? 'figures' : 'record');
     return { json: rows.map((r) => (r.filtered ? refigure(r.record!, r.filtered) : r.record!)), last: cursorOf(rows) };
   }
-  // The page's keys and when their figures were computed; the records kept for this range and those
-  // times are answered as kept, the others computed (and kept under the time that query read).
+  // The page's keys and digests; the records kept for this range and those digests are answered as
+  // kept, the others computed (and kept under the digest that query read).
   const rows = await pageRows(pool, options, 'figured');
   const keyOf = (r: PageRow) => `${JSON.stringify([range.start ?? null, range.end ?? null, r.zone])} ${r.campaign_key} ${r.figured}`;
   const json = rows.map((r) => kept.get(keyOf(r)));
@@ -42,9 +42,9 @@ export async function listCampaigns(
 }
 
 /**
- * Records of a sales-range list kept between requests, by range, campaign and the transaction that
- * computed the campaign's figures (campaign_stats.figured): a campaign computed again has a new one,
- * so what is kept is never stale, only unused; the least recently used go past `max`.
+ * Records of a sales-range list kept between requests, by range, campaign and the digest of what the
+ * campaign's range figures are computed from (campaign_stats.figured): a campaign whose sales change
+ * has a new digest, so what is kept is never stale, only unused; the least recently used go past `max`.
  */
 export class RangeFigures {
   private readonly entries = new Map<string, string>();
@@ -84,7 +84,7 @@ const cursorOf = (rows: PageRow[]): CampaignCursor | undefined => {
   return last ? [last.activation_text, last.campaign_key] : undefined;
 };
 
-/** The page's rows: each record (`record`), with its range figures (`figures`), or only when they were computed (`figured`). */
+/** The page's rows: each record (`record`), with its range figures (`figures`), or only the digest of their inputs (`figured`). */
 async function pageRows(
   pool: Pool,
   options: { limit: number; order: 'ascending' | 'descending'; from?: CampaignCursor; keys?: string[]; sales?: SalesRange },
@@ -105,7 +105,7 @@ async function pageRows(
     where.push(`(${sort}, cp.campaign_key) ${options.order === 'ascending' ? '>' : '<'} (${at}, ${p(options.from[1])})`);
   }
   const dir = options.order === 'ascending' ? 'ASC' : 'DESC';
-  const page = `SELECT ${want === 'figured' ? '' : 's.record, s.reached, '}s.figured::text AS figured, (SELECT timezone FROM campaign_settings) AS zone, cp.activation, ${sort} AS sort,
+  const page = `SELECT ${want === 'figured' ? '' : 's.record, s.reached, '}s.figured, (SELECT timezone FROM campaign_settings) AS zone, cp.activation, ${sort} AS sort,
             to_char(cp.activation AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS activation_text, cp.campaign_key
        FROM campaigns cp JOIN campaign_stats s USING (campaign_key)
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}

@@ -1,4 +1,4 @@
--- The transaction that last computed the campaign's figures (pg_current_xact_id, never reused): a
--- reader that keeps a campaign's figures for a sales range keeps them under it, and a new value means
--- the sales they sum were replaced.
-ALTER TABLE campaign_stats ADD COLUMN figured bigint NOT NULL DEFAULT 0;
+-- A digest of what a campaign's range figures are computed from (its record, its counted sales and
+-- their rows by category, its reached audience): a reader that keeps a campaign's figures for a sales
+-- range keeps them under it; a new digest means new inputs. A function of the log, as the rest is.
+ALTER TABLE campaign_stats ADD COLUMN figured text NOT NULL DEFAULT '';
