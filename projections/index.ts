@@ -122,7 +122,7 @@ export { EXPORT_DATATYPES, EXPORT_WITH_DELETED, type ExportDatatype, type Export
 export { PRODUCTS_READ_MODEL, ProductsReadModel } from './products/products.read-model';
 export { RUNS_READ_MODEL, RunsReadModel } from './runs/runs.read-model';
 export { SALES_READ_MODEL, SalesReadModel } from './sales/sales.read-model';
-export { SETTINGS_READ_MODEL, SettingsReadModel } from './settings/settings.read-model';
+export { SETTINGS_CHANNEL, SETTINGS_READ_MODEL, SettingsReadModel } from './settings/settings.read-model';
 export { SHOPS_READ_MODEL, ShopsReadModel } from './shops/shops.read-model';
 export { READ_MODEL_PROGRESS, ReadModelProgress } from './runtime/read-model-progress';
 export { SERVICE_STATUS, ServiceStatus, type ServiceHealth } from './runtime/service-status';

@@ -3,11 +3,45 @@ import type { ReadDeps } from '../runtime/read-side';
 
 export const SETTINGS_READ_MODEL = Symbol('SettingsReadModel');
 
-/** The settings as they stand: read from the `settings` stream (a handful of events), no table. */
+/** Announces a change of the settings to every process (SettingsReadModel.changed). */
+export const SETTINGS_CHANNEL = 'mds_settings';
+
+/**
+ * The settings as they stand: read from the `settings` stream (a handful of events), no table.
+ * An API process keeps what it read (`keepFor`), so a data request costs no read of the log: the
+ * process that changes them forgets its own before it answers and announces the change on
+ * SETTINGS_CHANNEL, whose arrival (or a lost connection to it) makes every other process forget
+ * theirs. A lost announcement matters for the keep time at most. Imports read the stream each time.
+ */
 export class SettingsReadModel {
-  constructor(private readonly read: Pick<ReadDeps, 'store'>) {}
+  private kept?: { settings: Settings; until: number };
+  private keepMs = 0;
+  /** Bumped by every forget: a read begun before one does not keep its answer after it. */
+  private epoch = 0;
+
+  constructor(private readonly read: Pick<ReadDeps, 'store' | 'pool'>) {}
+
+  keepFor(ms: number): void {
+    this.keepMs = ms;
+  }
+
+  forget(): void {
+    this.epoch++;
+    this.kept = undefined;
+  }
+
+  /** This process changed them: it forgets its own, then tells the others (a failure leaves them the keep time). */
+  async changed(): Promise<void> {
+    this.forget();
+    await this.read.pool.query(`SELECT pg_notify('${SETTINGS_CHANNEL}', '')`).catch(() => undefined);
+  }
 
   async current(): Promise<Settings> {
-    return (await loadSettings(this.read.store)).settings;
+    const now = Date.now();
+    if (this.kept && this.kept.until > now) return this.kept.settings;
+    const epoch = this.epoch;
+    const { settings } = await loadSettings(this.read.store);
+    if (this.keepMs > 0 && epoch === this.epoch) this.kept = { settings, until: now + this.keepMs };
+    return settings;
   }
 }

@@ -119,6 +119,21 @@ describe('operator controls for credentials', () => {
     expect(await listed('?include_revoked=true')).toContain(victim.id);
   });
 
+  // Each API process keeps the settings it read (10 s at most); a change is announced to the others.
+  it('changes settings for every API process: the one that changed them answers the new ones at once, the other once told', async () => {
+    const country = async (api: { call: Call }) => (await api.call('/api/settings/', auth(admin.token))).body.settings.default_country as string | null;
+    const before = await country(b); // kept by the second process from here
+    const next = before === 'SE' ? 'FI' : 'SE';
+    const changed = await a.call('/api/settings/', json('PATCH', { default_country: next }, admin.token));
+    expect([changed.status, changed.body.settings?.default_country]).toEqual([200, next]);
+    expect(await country(a)).toBe(next);
+    // Well inside the keep time: only the announcement can make the second process read them again.
+    await eventually(async () => expect(await country(b)).toBe(next), { timeoutMs: 3000, intervalMs: 20 });
+    const restored = await b.call('/api/settings/', json('PATCH', { default_country: before }, admin.token));
+    expect(restored.status).toBe(200);
+    await eventually(async () => expect(await country(a)).toBe(before), { timeoutMs: 3000, intervalMs: 20 });
+  });
+
   it('answers 404 for an unknown token, 403 for someone else\'s; an admin revokes anyone\'s, and an auditor sees who revoked what', async () => {
     const unknown = await a.call('/api/access-tokens/00000000-0000-4000-8000-000000000000/', auth(admin.token, { method: 'DELETE' }));
     expect([unknown.status, unknown.body.error]).toEqual([404, { code: 'not_found', message: 'No access token 00000000-0000-4000-8000-000000000000' }]);

@@ -8,7 +8,7 @@ import { LogController } from 'fastify';
 import { RecordTokenUseCommand } from '#mds/access';
 import { DatabaseWatch, fixTimestampsInJson, redactUrl } from '#mds/platform';
 import { IDEMPOTENT_REPLAY } from '#mds/imports';
-import { ACCESS_CHANNEL, ACCESS_READ_MODEL, type AccessReadModel } from '#mds/projections';
+import { ACCESS_CHANNEL, ACCESS_READ_MODEL, SETTINGS_CHANNEL, SETTINGS_READ_MODEL, type AccessReadModel, type SettingsReadModel } from '#mds/projections';
 import { ensureReadModelTables, type Runtime } from '#mds/runtime';
 import { installAuthentication } from './access/authentication.hook';
 import { PermissionsGuard } from './access/permissions.guard';
@@ -26,6 +26,9 @@ import { PinoNestLogger } from './platform/nest-logger';
 import { installReadPosition } from './platform/read-position';
 import { METRICS } from './platform/tokens';
 import { RequestValidationPipe } from './platform/request-validation';
+
+/** How long an API process may answer from settings it kept if a change's announcement were lost. */
+const SETTINGS_KEEP_MS = 10_000;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -80,6 +83,11 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   const resolver = TokenResolver.forReadModel(app.get<AccessReadModel>(ACCESS_READ_MODEL), config.rateLimitPerMinute, config.tokenCacheMs);
   runtime.notifications.on(ACCESS_CHANNEL, () => resolver.invalidate());
   runtime.notifications.on('reconnected', () => resolver.invalidate());
+  // Data requests read the settings kept here, forgotten on every change (SettingsReadModel).
+  const settings = app.get<SettingsReadModel>(SETTINGS_READ_MODEL);
+  settings.keepFor(SETTINGS_KEEP_MS);
+  runtime.notifications.on(SETTINGS_CHANNEL, () => settings.forget());
+  runtime.notifications.on('reconnected', () => settings.forget());
   installAuthentication(fastify, {
     resolver,
     recordUse: (use) => commands.execute(new RecordTokenUseCommand(use.tokenId, use.ownerId, use.lastUsedAt, use.requestId)),

@@ -28,7 +28,7 @@ import {
   type Logger,
   type Pool,
 } from '#mds/platform';
-import { ACCESS_CHANNEL, ensureProjectionTables, OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, ReadPools, type Projection, type Replica, type RunnerDeps } from '#mds/projections';
+import { ACCESS_CHANNEL, ensureProjectionTables, OUTLETS_CHANNEL, PROJECTION_CATALOG_MIGRATIONS, PROJECTIONS, ReadPools, SETTINGS_CHANNEL, type Projection, type Replica, type RunnerDeps } from '#mds/projections';
 
 /**
  * The personal fields of each kind of import chunk, kept apart from the log (forgettable payloads;
@@ -119,7 +119,7 @@ export async function openRuntime(
       PERSONAL_DATA_MIGRATIONS,
       PROJECTION_CATALOG_MIGRATIONS,
     ], logger);
-    const notifications = new PgNotifications(databaseUrl, ['mds_events', 'mds_checkpoints', OUTLETS_CHANNEL, ACCESS_CHANNEL], logger);
+    const notifications = new PgNotifications(databaseUrl, ['mds_events', 'mds_checkpoints', OUTLETS_CHANNEL, ACCESS_CHANNEL, SETTINGS_CHANNEL], logger);
     await notifications.start();
     const secrets = new SecretBox(() => loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir, logger }));
     const upcasters = createUpcasters(secrets);

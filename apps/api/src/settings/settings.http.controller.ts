@@ -42,6 +42,8 @@ export class SettingsHttpController {
   @ApiBody({ schema: SETTINGS_SCHEMA })
   @ApiOkResponse({ schema: { type: 'object', properties: { settings: SETTINGS_SCHEMA } } })
   async patch(@Req() request: FastifyRequest, @Body() body: UpdateSettingsRequest): Promise<{ settings: Settings }> {
-    return { settings: await this.commands.execute(new UpdateSettingsCommand(sentFields(body), request.principal!.ownerId, request.id, request.principal!.tokenId)) };
+    const settings = await this.commands.execute<UpdateSettingsCommand, Settings>(new UpdateSettingsCommand(sentFields(body), request.principal!.ownerId, request.id, request.principal!.tokenId));
+    await this.settings.changed();
+    return { settings };
   }
 }
