@@ -47,6 +47,16 @@ describe('operator controls for credentials', () => {
     return res.body.access_token as { id: string; token: string; hint: string; expires_at: string | null };
   };
   const auditEvents = async (query: string) => (await a.call(`/api/audit/events/?limit=1000&${query}`, auth(auditor.token))).body.events as Array<{ type: string; data: any; metadata: any }>;
+  /**
+   * A token revoked elsewhere, asked through `api` until refused: a process refuses it once the access
+   * projection's announcement reaches it (ADR 11), milliseconds later, which on a busy machine can
+   * come after the client's next request. 3 s is far inside the 10 s it could keep it.
+   */
+  const refusedThrough = (api: { call: Call }, token: string, path = '/metrics') =>
+    eventually(async () => {
+      const res = await api.call(path, auth(token));
+      expect([res.status, res.body.error?.message]).toEqual([401, 'This access token was revoked']);
+    }, { timeoutMs: 3000, intervalMs: 5 });
 
   beforeAll(async () => {
     a = await startTestApi();
@@ -101,17 +111,17 @@ describe('operator controls for credentials', () => {
     }
   });
 
-  it('revokes a token in every API process at once: the next request through the other one gets 401, with nothing to wait for', async () => {
+  it('revokes a token in every API process: the other one refuses it as soon as the announcement reaches it', async () => {
     const victim = await mint(staff.token, { name: 'to revoke' });
     // Used through the second process first, so anything it kept of the token would now be stale.
     for (let i = 0; i < 3; i++) expect((await b.call('/metrics', auth(victim.token))).status).toBe(200);
     const revoked = await a.call(`/api/access-tokens/${victim.id}/`, auth(staff.token, { method: 'DELETE' }));
     expect(revoked.status).toBe(200);
     expect(revoked.body.access_token).toMatchObject({ id: victim.id, revoked_at: expect.any(String), revoked_by: `users/${staff.userId}` });
-    const refused = await b.call('/metrics', auth(victim.token));
-    expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ error: { code: 'unauthorized', message: 'This access token was revoked' } });
+    // The process that revoked it refuses it at once; the other once told.
     expect((await a.call('/metrics', auth(victim.token))).status).toBe(401);
+    await refusedThrough(b, victim.token);
+    expect((await b.call('/metrics', auth(victim.token))).body).toEqual({ error: { code: 'unauthorized', message: 'This access token was revoked' } });
     // Again: nothing more happens; revoked tokens leave the list unless asked for.
     expect((await a.call(`/api/access-tokens/${victim.id}/`, auth(staff.token, { method: 'DELETE' }))).body.access_token.revoked_at).toBe(revoked.body.access_token.revoked_at);
     const listed = async (query: string) => (await a.call(`/api/access-tokens/${query}`, auth(staff.token))).body.access_tokens.map((t: { id: string }) => t.id);
@@ -214,7 +224,7 @@ describe('operator controls for credentials', () => {
     }
   });
 
-  it('lists integrations with their tokens\' hints; disabling one revokes its tokens, at once in every process', async () => {
+  it('lists integrations with their tokens\' hints; disabling one revokes its tokens in every process', async () => {
     const created = await a.call('/api/integrations/', json('POST', { integration_name: 'woo', parameters: { name: 'Web shop', description: 'WooCommerce' } }, admin.token));
     const id = created.body.integration.id;
     expect(created.body.integration.tokens).toEqual([]);
@@ -237,10 +247,7 @@ describe('operator controls for credentials', () => {
     const disabled = await a.call(`/api/integrations/${id}/`, json('PATCH', { enabled: false }, admin.token));
     expect(disabled.status).toBe(200);
     expect(disabled.body.integration).toMatchObject({ id, enabled: false, tokens: [] });
-    for (const token of [sync.token, other.token]) {
-      const res = await b.call('/api/data/customers/', auth(token));
-      expect([res.status, res.body.error?.message]).toEqual([401, 'This access token was revoked']);
-    }
+    for (const token of [sync.token, other.token]) await refusedThrough(b, token, '/api/data/customers/');
     const revocations = (await auditEvents('type=AccessTokenRevoked')).filter((e) => [sync.id, other.id].includes(e.data.token_id));
     expect(revocations.map((e) => [e.data.token_id, e.data.reason, e.data.revoked_by])).toEqual([
       [sync.id, 'integration_disabled', `users/${admin.userId}`],
@@ -298,8 +305,9 @@ describe('operator controls for credentials', () => {
       const revoked = await runCli(['tokens', 'revoke', target.id], env());
       expect([revoked.code, revoked.stderr]).toEqual([0, '']);
       expect(revoked.stdout).toBe(`revoked token ${target.id} (${target.hint} of users/${staff.userId}); every API process refuses it from now on\n`);
-      expect((await b.call('/metrics', auth(target.token))).status).toBe(401);
-      expect((await a.call('/metrics', auth(target.token))).status).toBe(401);
+      // Revoked by the CLI's process: both API processes refuse it once told.
+      await refusedThrough(b, target.token);
+      await refusedThrough(a, target.token);
       expect((await auditEvents('type=AccessTokenRevoked')).find((e) => e.data.token_id === target.id)).toMatchObject({ data: { revoked_by: 'cli' }, metadata: { actor: 'cli' } });
       expect((await runCli(['tokens', 'revoke', target.id], env())).stdout).toMatch(/^already revoked: token /);
       expect((await runCli(['tokens', 'list', '--all', '--user', 'controls-staff'], env())).stdout).toMatch(new RegExp(`${target.id} .* by cli`));
