@@ -4,6 +4,8 @@ import { perRecipient, rate, SALES_FIGURES } from './campaign-stats.sql';
 /** A position in the list: the campaign's activation (null: none) and its key. */
 export type CampaignCursor = [string | null, string];
 
+type ListOptions = { limit: number; order: 'ascending' | 'descending'; from?: CampaignCursor; keys?: string[]; sales?: SalesRange };
+
 /**
  * A page of campaign statistics records in activation order (`descending`: newest first; campaigns
  * without an activation last in either order; ties by key), after `from`: keyset paging, so a campaign imported
@@ -14,7 +16,7 @@ export type CampaignCursor = [string | null, string];
  */
 export async function listCampaigns(
   pool: Pool,
-  options: { limit: number; order: 'ascending' | 'descending'; from?: CampaignCursor; keys?: string[]; sales?: SalesRange },
+  options: ListOptions,
   kept?: RangeFigures,
 ): Promise<{ json: string[]; last?: CampaignCursor }> {
   const range = options.sales && (options.sales.start || options.sales.end) ? options.sales : undefined;
@@ -25,7 +27,8 @@ export async function listCampaigns(
   // The page's keys and digests; the records kept for this range and those digests are answered as
   // kept, the others computed (and kept under the digest that query read).
   const rows = await pageRows(pool, options, 'figured');
-  const keyOf = (r: PageRow) => `${JSON.stringify([range.start ?? null, range.end ?? null, r.zone])} ${r.campaign_key} ${r.figured}`;
+  const bounds = JSON.stringify([range.start ?? null, range.end ?? null]);
+  const keyOf = (r: PageRow) => `${bounds} ${r.zone} ${r.campaign_key} ${r.figured}`;
   const json = rows.map((r) => kept.get(keyOf(r)));
   const missing = rows.filter((_, i) => json[i] === undefined).map((r) => r.campaign_key);
   if (missing.length > 0) {
@@ -73,8 +76,8 @@ export class RangeFigures {
 interface PageRow {
   record?: string;
   filtered?: string;
-  figured: string;
-  zone: string;
+  figured?: string;
+  zone?: string;
   activation_text: string | null;
   campaign_key: string;
 }
@@ -87,7 +90,7 @@ const cursorOf = (rows: PageRow[]): CampaignCursor | undefined => {
 /** The page's rows: each record (`record`), with its range figures (`figures`), or only the digest of their inputs (`figured`). */
 async function pageRows(
   pool: Pool,
-  options: { limit: number; order: 'ascending' | 'descending'; from?: CampaignCursor; keys?: string[]; sales?: SalesRange },
+  options: ListOptions,
   want: 'record' | 'figures' | 'figured',
 ): Promise<PageRow[]> {
   const params: unknown[] = [options.limit];
@@ -105,7 +108,9 @@ async function pageRows(
     where.push(`(${sort}, cp.campaign_key) ${options.order === 'ascending' ? '>' : '<'} (${at}, ${p(options.from[1])})`);
   }
   const dir = options.order === 'ascending' ? 'ASC' : 'DESC';
-  const page = `SELECT ${want === 'figured' ? '' : 's.record, s.reached, '}s.figured, (SELECT timezone FROM campaign_settings) AS zone, cp.activation, ${sort} AS sort,
+  // A plain page reads only what it answers; a ranged one also the digest and zone its records are kept under.
+  const columns = { record: 's.record', figures: 's.record, s.reached, s.figured, (SELECT timezone FROM campaign_settings) AS zone', figured: 's.figured, (SELECT timezone FROM campaign_settings) AS zone' }[want];
+  const page = `SELECT ${columns}, cp.activation, ${sort} AS sort,
             to_char(cp.activation AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS activation_text, cp.campaign_key
        FROM campaigns cp JOIN campaign_stats s USING (campaign_key)
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
