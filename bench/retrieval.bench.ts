@@ -14,7 +14,7 @@ import { createGunzip } from 'node:zlib';
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { listCustomers, VIEW_DEFAULTS } from '#mds/projections';
+import { customerViewSql, listCustomers } from '#mds/projections';
 import { autocannon, importRates } from './bench-service';
 import { startServiceProcess } from './service-process';
 
@@ -93,7 +93,7 @@ async function main() {
   const t = process.hrtime.bigint();
   let copied = 0;
   const stream = service.copyClient.query(
-    copyTo(`COPY (SELECT CASE WHEN is_forgotten THEN '{"is_forgotten": true}' ELSE ('${VIEW_DEFAULTS}'::jsonb || data)::text END FROM customers WHERE NOT is_deleted ORDER BY customer_id) TO STDOUT`),
+    copyTo(`COPY (SELECT CASE WHEN is_forgotten THEN '{"is_forgotten": true}' ELSE ${customerViewSql('c')} END FROM customers c WHERE NOT is_deleted ORDER BY customer_id) TO STDOUT`),
   );
   for await (const chunk of stream) for (const byte of chunk as Buffer) if (byte === 0x0a) copied++;
   const copyRate = copied / (Number(process.hrtime.bigint() - t) / 1e9);

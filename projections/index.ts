@@ -55,7 +55,7 @@ export { shopsProjection } from './shops/shops.projection';
 export { streamsProjection } from './streams/streams.projection';
 export { customersProjection } from './customers/customers.projection';
 export { customersMerge } from './customers/merge/merge-waves';
-export { findLiveCustomer, listCustomers, VIEW_DEFAULTS } from './customers/customers.queries';
+export { customerViewSql, findLiveCustomer, listCustomers } from './customers/customers.queries';
 export { customerHistory, customerView, type CustomerChange, type CustomerHistory } from './customers/customer-history';
 export { customerConsent, type ConsentChange } from './customers/customer-consent';
 export { EXPORT_JSON_MAX_RECORDS, customerExportDocument, customerExportLines, openCustomerExport, type CustomerExport, type CustomerExportSection } from './customers/customer-export';

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { VIEW_DEFAULTS } from '../customers/customers.queries';
+import { customerViewSql } from '../customers/customers.queries';
 import { eventViewSql } from '../events/events.queries';
 import { liveRow } from '../runtime/merge-by-key';
 import { saleViewSql } from '../sales/sales.queries';
@@ -23,8 +23,6 @@ interface ExportSource {
   withEnded?: string;
   keys: Array<{ column: string; type: 'bigint' | 'text' }>;
   line: string;
-  /** Parameters the line's SQL names from $2 on (the cursor's come after them). */
-  params?: unknown[];
   projections: readonly string[];
 }
 
@@ -36,8 +34,7 @@ const SOURCES: Record<ExportDatatype, ExportSource> = {
     from: 'customers c',
     live: 'NOT c.is_deleted',
     keys: [{ column: 'c.customer_id', type: 'bigint' }],
-    line: `CASE WHEN c.is_forgotten THEN '{"is_forgotten": true}'::jsonb ELSE $2::jsonb || ${record('c', 'c.customer_id')} END`,
-    params: [VIEW_DEFAULTS],
+    line: `CASE WHEN c.is_forgotten THEN '{"is_forgotten": true}' ELSE ${customerViewSql('c')} END`,
     projections: ['customers'],
   },
   products: { from: 'products p', live: liveRow('p.data'), withEnded: 'true', keys: [{ column: 'p.external_id', type: 'text' }, { column: 'p.language', type: 'text' }], line: record('p', 'p.external_id'), projections: ['products'] },
@@ -68,8 +65,7 @@ function pageSql(s: ExportSource, after: boolean, includeDeleted: boolean): stri
   const keys = s.keys.map((k) => k.column);
   const order = keys.join(', ');
   // The keys compared as a row, each cursor value a parameter of its column's type: `(a, b) > ($2::text, $3::text)`.
-  const first = 2 + (s.params?.length ?? 0);
-  const cursor = `(${order}) > (${s.keys.map((k, i) => `$${first + i}::${k.type}`).join(', ')})`;
+  const cursor = `(${order}) > (${s.keys.map((k, i) => `$${2 + i}::${k.type}`).join(', ')})`;
   const shown = includeDeleted && s.withEnded ? s.withEnded : s.live;
   const inner = `SELECT ${keys.map((k, i) => `${k} AS k${i}`).join(', ')}, (${s.line})::text AS line
                    FROM ${s.from} WHERE ${shown}${after ? ` AND ${cursor}` : ''} ORDER BY ${order} LIMIT $1`;
@@ -98,7 +94,7 @@ export async function exportPage(pool: Pool, datatype: ExportDatatype, options: 
   const name = `export-${datatype}${after ? '-after' : ''}${includeDeleted ? '-all' : ''}`;
   let text = STATEMENTS.get(name);
   if (!text) STATEMENTS.set(name, (text = pageSql(source, after !== undefined, includeDeleted)));
-  const { rows } = await pool.query<{ count: number; last: string[] | null; lines: string }>({ name, text, values: [limit, ...(source.params ?? []), ...(after ?? [])] });
+  const { rows } = await pool.query<{ count: number; last: string[] | null; lines: string }>({ name, text, values: [limit, ...(after ?? [])] });
   return { lines: rows[0].lines, count: rows[0].count, last: rows[0].count === 0 ? null : rows[0].last };
 }
 
