@@ -30,6 +30,9 @@ export function readingAfter<T>(position: number, fn: () => T): T {
   return requiredPosition.run(position, fn);
 }
 
+/** The position the current request's reads must reflect (readingAfter), if it asked for one. */
+export const requiredReadPosition = (): number | undefined => requiredPosition.getStore();
+
 /**
  * Chooses, per read, where retrieval, campaign statistics, outlet logs and the audit trail are read:
  * a streaming replica that is up and within the lag bound (in turn), else the primary. Writes, runs,
@@ -52,6 +55,11 @@ export class ReadPools {
     options: { maxLagMs: number; checkMs: number; logger?: Logger } = { maxLagMs: 5000, checkMs: 1000 },
   ) {
     if (replicas.length > 0) this.monitor = new ReplicaMonitor(primary.pool, replicas, options);
+  }
+
+  /** Whether reads may go to a replica (one is configured). */
+  get hasReplicas(): boolean {
+    return this.monitor !== undefined;
   }
 
   /** `query` on the primary or on a replica that may serve it (see the class). */

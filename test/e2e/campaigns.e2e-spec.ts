@@ -222,8 +222,8 @@ describe('campaign statistics', () => {
   let api: TestApi;
   let token: string;
 
-  const open = async () => {
-    api = await startTestApi({ projections: [customersProjection, productsProjection, salesProjection, campaignsProjection] });
+  const open = async (env: Record<string, string> = {}) => {
+    api = await startTestApi({ projections: [customersProjection, productsProjection, salesProjection, campaignsProjection], env });
     token = (await seedUserToken(api.rt, 'analyst', ['staff'])).token;
   };
   afterEach(async () => {
@@ -298,6 +298,36 @@ describe('campaign statistics', () => {
     const left = (await statistics('?keys=A')).campaigns[0].stats;
     expect([left.audience_with_sales, left.sales.total_sales, left.sales.total_revenue]).toEqual([0, 0, 0]);
     expect(Date.parse(left.cache_modified_at)).toBeGreaterThanOrEqual(Date.parse(counted.cache_modified_at));
+  });
+
+  it('keeps a list page until the read model moves; a request with Min-Position never gets an older page', async () => {
+    // Kept for a minute here, so that only an announcement can make it go on a slow machine.
+    await open({ MDS_CAMPAIGN_PAGES_KEEP_MS: '60000' });
+    const completed = async (run: string) => {
+      let body: Json = {};
+      await eventually(async () => {
+        body = (await send('GET', `/api/runs/${run}/`)).body;
+        if (body.state !== 'completed') throw new Error(body.state);
+      });
+      return body.log_position as number;
+    };
+    await completed(await upload('campaigns', 'campaigns', campaigns));
+    const name = async (headers: Record<string, string> = {}) => {
+      const res = await api.call('/api/campaign/actions/?keys=B', { headers: { authorization: `Bearer ${token}`, ...headers } });
+      expect(res.status).toBe(200);
+      return res.body.campaigns[0].name as string;
+    };
+    expect(await name()).toBe('Spring sale');
+    // Changed behind the projection's back (no announcement): the kept page is answered…
+    await api.rt.pool.query(`UPDATE campaign_stats SET record = replace(record, 'Spring sale', 'Changed quietly') WHERE campaign_key = 'B'`);
+    expect(await name()).toBe('Spring sale');
+    // …until the campaigns projection announces a move.
+    await api.rt.pool.query(`SELECT pg_notify('mds_checkpoints', 'campaigns:1')`);
+    await eventually(async () => expect(await name()).toBe('Changed quietly'));
+    // An import: a client naming the run's position reads the rename at once, whatever was kept.
+    const position = await completed(await upload('campaigns', 'campaigns', [{ ...campaigns[1], name: 'Spring sale, renamed' }]));
+    expect(await name({ 'min-position': String(position) })).toBe('Spring sale, renamed');
+    await eventually(async () => expect(await name()).toBe('Spring sale, renamed'));
   });
 
   it('refuses bad campaign and campaign event records by index, and bad query parameters', async () => {

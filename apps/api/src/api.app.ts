@@ -6,9 +6,9 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import { RecordTokenUseCommand } from '#mds/access';
-import { DatabaseWatch, fixTimestampsInJson, redactUrl } from '#mds/platform';
+import { DatabaseWatch, fixTimestampsInJson, redactUrl, TIMESTAMPS_IN_FORM } from '#mds/platform';
 import { IDEMPOTENT_REPLAY } from '#mds/imports';
-import { ACCESS_CHANNEL, ACCESS_READ_MODEL, SETTINGS_CHANNEL, SETTINGS_READ_MODEL, type AccessReadModel, type SettingsReadModel } from '#mds/projections';
+import { ACCESS_CHANNEL, ACCESS_READ_MODEL, CAMPAIGNS_READ_MODEL, SETTINGS_CHANNEL, SETTINGS_READ_MODEL, type AccessReadModel, type CampaignsReadModel, type SettingsReadModel } from '#mds/projections';
 import { ensureReadModelTables, type Runtime } from '#mds/runtime';
 import { installAuthentication } from './access/authentication.hook';
 import { PermissionsGuard } from './access/permissions.guard';
@@ -88,6 +88,13 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   settings.keepFor(SETTINGS_KEEP_MS);
   runtime.notifications.on(SETTINGS_CHANNEL, () => settings.forget());
   runtime.notifications.on('reconnected', () => settings.forget());
+  // Campaign list pages are kept until the campaigns projection announces a move (CampaignsReadModel).
+  const campaigns = app.get<CampaignsReadModel>(CAMPAIGNS_READ_MODEL);
+  campaigns.keepPagesFor(config.campaignPagesKeepMs);
+  runtime.notifications.on('mds_checkpoints', (payload: string) => {
+    if (payload.startsWith('campaigns:')) campaigns.moved(Number(payload.slice('campaigns:'.length)));
+  });
+  runtime.notifications.on('reconnected', () => campaigns.forget());
   installAuthentication(fastify, {
     resolver,
     recordUse: (use) => commands.execute(new RecordTokenUseCommand(use.tokenId, use.ownerId, use.lastUsedAt, use.requestId)),
@@ -111,7 +118,7 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   // events as they were recorded, so an auditor can check them against their signatures.
   fastify.addHook('onSend', async (request, reply, payload) => {
     if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
-    if (request.routeOptions?.url?.startsWith('/api/audit/')) return payload;
+    if (request.routeOptions?.url?.startsWith('/api/audit/') || (reply as unknown as Record<symbol, unknown>)[TIMESTAMPS_IN_FORM]) return payload;
     return fixTimestampsInJson(payload);
   });
   // After authentication: only a client with a valid token can hold a share of the budget.

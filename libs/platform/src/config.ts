@@ -38,6 +38,8 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   /** How long an API process keeps a token it found, with the rate limit off (0: never); changes empty it at once. */
   tokenCacheMs: number;
+  /** How long an API process keeps a campaign list page it answered, unless the read model's move is announced first (0: never). */
+  campaignPagesKeepMs: number;
   /** log2 of scrypt's N for new password hashes. */
   passwordHashCost: number;
   loginLockoutFailures: number;
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     auditCheckpointMs: int(env, 'MDS_AUDIT_CHECKPOINT_MS', 60_000, 0, 86_400_000),
     rateLimitPerMinute: int(env, 'MDS_RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
     tokenCacheMs: int(env, 'MDS_TOKEN_CACHE_MS', 10_000, 0, 300_000),
+    campaignPagesKeepMs: int(env, 'MDS_CAMPAIGN_PAGES_KEEP_MS', 1_000, 0, 600_000),
     passwordHashCost: int(env, 'MDS_PASSWORD_HASH_COST', 15, 10, 20),
     loginLockoutFailures: int(env, 'MDS_LOGIN_LOCKOUT_FAILURES', 100, 1, 1_000_000),
     admin: adminFrom(env),

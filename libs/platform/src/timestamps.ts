@@ -21,6 +21,12 @@ export function fixTimestampsInJson(text: string): string {
   return text.replace(TIMESTAMP, (_m, base: string, fraction: string | undefined, zone: string) => `"${fixed(base, fraction, zone)}"`);
 }
 
+/**
+ * Set on a reply (`reply[TIMESTAMPS_IN_FORM] = true`) whose JSON text has been through
+ * fixTimestampsInJson already: the answer hook does not scan it again.
+ */
+export const TIMESTAMPS_IN_FORM = Symbol('timestamps in the answers\' form');
+
 /** One timestamp (a string as JSON would carry it) in the answers' form; other strings as they are. */
 export function fixTimestamp(value: string): string {
   return fixTimestampsInJson(JSON.stringify(value)).slice(1, -1);

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UploadAnswer } from '#mds/imports';
-import { invalidRequest, notFound } from '#mds/platform';
+import { invalidRequest, notFound, TIMESTAMPS_IN_FORM } from '#mds/platform';
 import { CAMPAIGNS_READ_MODEL, type CampaignsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { withParam } from '../imports/paging';
@@ -76,7 +76,9 @@ export class CampaignsHttpController {
     const next = page.json.length === limit && page.last ? encodeCursor(page.last) : null;
     const nextUrl = next ? withParam(request, 'from', next) : null;
     reply.type('application/json; charset=utf-8');
-    return `{"campaigns":[${page.json.join(',')}],"count":${page.json.length},"next":${JSON.stringify(next)},"next_url":${JSON.stringify(nextUrl)}}`;
+    // The records' timestamps are in the answers' form already (fixed once per page read); next and next_url hold none.
+    (reply as unknown as Record<symbol, unknown>)[TIMESTAMPS_IN_FORM] = true;
+    return `{"campaigns":[${page.text}],"count":${page.json.length},"next":${JSON.stringify(next)},"next_url":${JSON.stringify(nextUrl)}}`;
   }
 
   @Get(['api/campaign/actions/:campaign_key/daily', 'api/campaigns/statistics/:campaign_key/daily'])
