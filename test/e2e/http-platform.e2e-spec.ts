@@ -58,7 +58,10 @@ describe('HTTP platform (real HTTP on loopback)', () => {
     expect(res.status).toBe(400);
     expect((await call('/api/probe/echo/', json('{"__proto__": {"admin": true}}'))).status).toBe(400);
     expect(res.body.error?.code).toBe('invalid_request');
-    expect(res.body.error?.message).toMatch(/JSON/);
+    expect(res.body.error?.message).toMatch(/^Malformed JSON in request body: .*JSON/);
+    // A leading byte-order mark is not part of the JSON.
+    const bom = await call('/api/probe/echo/', json('\ufeff{"a": 1}'));
+    expect([bom.status, bom.body]).toEqual([201, { received: { a: 1 } }]);
   });
 
   it('refuses bodies nested deeper than 64 levels with 400 on every route, appending nothing', async () => {

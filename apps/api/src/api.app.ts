@@ -65,7 +65,7 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   await ensureReadModelTables(runtime);
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(runtime, logger, contexts), adapter, {
     logger: new PinoNestLogger(logger),
-    // Fastify's own JSON parser (with prototype-poisoning protection) only: see installJsonBody.
+    // JSON bodies are parsed by installJsonBody only.
     bodyParser: false,
     abortOnError: false,
   });
