@@ -5,7 +5,27 @@
  * (0.6 against 3.6 ms for 1,000 customers' personal fields), and the same text.
  */
 export function canonicalJson(value: unknown): string {
+  // Keys already in order at every depth (what a caller that builds its objects sorted gives): the
+  // serialiser without a replacer, whose call for every value costs more than this walk.
+  if (inOrder(value)) return JSON.stringify(value) ?? 'null';
   return JSON.stringify(value, sortedKeys) ?? 'null';
+}
+
+/** Whether every object in `value` has its keys sorted (and none has toJSON, which the replacer would not see either way). */
+function inOrder(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!inOrder(value[i])) return false;
+    return true;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  let previous: string | undefined;
+  for (const key of Object.keys(value)) {
+    if (previous !== undefined && previous > key) return false;
+    previous = key;
+    if (!inOrder((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 function sortedKeys(_key: string, value: unknown): unknown {

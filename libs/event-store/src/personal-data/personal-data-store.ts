@@ -50,12 +50,16 @@ type Rec = Record<string, unknown>;
  */
 export const PERSONAL_GROUPS = ['fields'] as const;
 
-/** A record's personal fields apart from the rest (null when it has none). */
+/**
+ * A record's personal fields apart from the rest (null when it has none), their keys in sorted order,
+ * so that the list's canonical JSON (the commitment's) is the serialiser's own text.
+ */
 export function splitRecord(record: unknown, fields: readonly string[]): { rest: unknown; personal: Rec | null } {
   if (!isObject(record)) return { rest: record, personal: null };
   let personal: Rec | null = null;
   const rest: Rec = {};
-  for (const [k, v] of Object.entries(record)) {
+  for (const k in record) {
+    const v = record[k];
     if (fields.includes(k)) (personal ??= {})[k] = v;
     else if ((PERSONAL_GROUPS as readonly string[]).includes(k) && isObject(v)) {
       const inner = splitRecord(v, fields.filter((f) => f.startsWith(`${k}.`)).map((f) => f.slice(k.length + 1)));
@@ -63,7 +67,19 @@ export function splitRecord(record: unknown, fields: readonly string[]): { rest:
       if (inner.personal) (personal ??= {})[k] = inner.personal;
     } else rest[k] = v;
   }
-  return { rest, personal };
+  return { rest, personal: personal && withSortedKeys(personal) };
+}
+
+function withSortedKeys(object: Rec): Rec {
+  const keys = Object.keys(object);
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) {
+      const sorted: Rec = {};
+      for (const key of keys.sort()) sorted[key] = object[key];
+      return sorted;
+    }
+  }
+  return object;
 }
 
 /** A record with its personal fields back (the rest never has them; a group's are merged into it). */
@@ -101,6 +117,24 @@ const newSalt = () => randomBytes(16).toString('base64url');
  * whether they are still what was appended; once they are forgotten, nothing can test a guess.
  */
 export const personalCommitment = (salt: string, fields: Rec): string => createHash('sha256').update(salt).update('\n').update(canonicalJson(fields)).digest('hex');
+
+/** personalCommitment of `{[key]: list}`, given the list's canonical JSON (written once, for its row too). */
+export const listCommitment = (salt: string, key: string, listText: string): string =>
+  createHash('sha256').update(salt).update('\n').update(`{${JSON.stringify(key)}:${listText}}`).digest('hex');
+
+interface ListRow {
+  id: string;
+  type: string;
+  whole?: string;
+  /** The list's canonical JSON. */
+  text: string;
+  revision: number | null;
+  salt: string;
+}
+
+/** The lists as one JSON array for SQL (`[{id, type, whole, records, revision, salt}]`), each list's text as it is. */
+const listsJson = (rows: ListRow[]): string =>
+  `[${rows.map((r) => `{"id":${JSON.stringify(r.id)},"type":${JSON.stringify(r.type)},"whole":${JSON.stringify(r.whole ?? null)},"records":${r.text},"revision":${r.revision},"salt":"${r.salt}"}`).join(',')}]`;
 
 const isObject = (x: unknown): x is Rec => x !== null && typeof x === 'object' && !Array.isArray(x);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -152,7 +186,7 @@ export class PersonalDataEventStore implements EventStore {
     const expected = options?.expectedRevision;
     // Where each event would be, when the expected revision says (the sweep reads there).
     const from = expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null;
-    const rows: Array<{ id: string; type: string; whole?: string; records: unknown[]; revision: number | null; salt: string }> = [];
+    const rows: ListRow[] = [];
     const generated = new Set<string>();
     const split = events.map((e, i) => {
       const fields = this.fields[e.type];
@@ -163,8 +197,9 @@ export class PersonalDataEventStore implements EventStore {
         const id = e.id ?? randomUUID();
         if (e.id === undefined) generated.add(id);
         const salt = newSalt();
-        rows.push({ id, type: e.type, whole: fields.list, records: items, revision, salt });
-        return { ...e, id, data: rest, metadata: { ...e.metadata, personal_commitment: personalCommitment(salt, { [fields.list]: items }) } };
+        const text = canonicalJson(items);
+        rows.push({ id, type: e.type, whole: fields.list, text, revision, salt });
+        return { ...e, id, data: rest, metadata: { ...e.metadata, personal_commitment: listCommitment(salt, fields.list, text) } };
       }
       const records = (e.data as { records?: unknown } | null)?.records;
       if (!fields || !Array.isArray(records)) return e;
@@ -175,21 +210,18 @@ export class PersonalDataEventStore implements EventStore {
       if (parts.every((p) => p.personal === null)) return e;
       const id = e.id ?? randomUUID();
       if (e.id === undefined) generated.add(id);
-      const personal = parts.map((p) => p.personal);
       const salt = newSalt();
-      rows.push({ id, type: e.type, records: personal, revision, salt });
-      return { ...e, id, data: { ...(e.data as Rec), records: parts.map((p) => p.rest) }, metadata: { ...e.metadata, personal_commitment: personalCommitment(salt, { records: personal }) } };
+      const text = canonicalJson(parts.map((p) => p.personal));
+      rows.push({ id, type: e.type, text, revision, salt });
+      return { ...e, id, data: { ...(e.data as Rec), records: parts.map((p) => p.rest) }, metadata: { ...e.metadata, personal_commitment: listCommitment(salt, 'records', text) } };
     });
     if (rows.length === 0) return this.inner.append(stream, events, options);
     // The log in the same PostgreSQL: the lists go in with the events, in one statement and one
     // transaction (nothing unsettled, no sweep). Elsewhere (EventStoreDB), lists first, then settled.
-    if (this.inner instanceof PostgresEventStore) {
-      const lists = rows.map(({ id, type, whole, records, salt }) => ({ id, type, whole: whole ?? null, records, salt }));
-      return this.inner.appendWithLists(stream, split, options, JSON.stringify(lists));
-    }
+    if (this.inner instanceof PostgresEventStore) return this.inner.appendWithLists(stream, split, options, listsJson(rows));
     // The lists first, marked unsettled: an event never names a list that is not there, and a list
     // whose event never comes is found by the sweep. A retry with the same ids finds them kept.
-    await this.insertLists(JSON.stringify(rows), stream);
+    await this.insertLists(listsJson(rows), stream);
     let result: AppendResult;
     try {
       result = await this.inner.append(stream, split, options);
