@@ -6,7 +6,7 @@ import { eventually } from '#mds/testing/eventually';
 import { EXPECTED_TALLY_SQL, tallyProjection } from '#mds/test-fixtures/tally/tally.projection';
 import { streamsProjection } from '../streams/streams.projection';
 import { createGeneration, getGeneration, listGenerations } from './catalog';
-import { applyPage, openDedicatedClient, readPage } from './projection-runner';
+import { applyPage, openDedicatedClient, PersonalDataChanged, readPage } from './projection-runner';
 import { waitForProjection, ProjectionTimeoutError } from './consistency';
 import { Projector, projectionStatuses } from './projector';
 
@@ -82,6 +82,26 @@ describe('projection runtime', () => {
       expect(gen.checkpoint).toBe(position);
       expect((await getGeneration(rt.pool, 'tally', gen.generation))!.checkpoint).toBe(position);
       await tallyMatchesLog(rt);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('commits nothing of a page read before a forgetting rewrote personal data, and says so', async () => {
+    const position = await appendTallied(rt, 2, 3);
+    const tally = rt.projections[0];
+    const gen = await createGeneration(rt.pool, tally, { onlyIfNone: true });
+    const client = await openDedicatedClient(rt.runnerDeps(), 'test', { derivedState: true });
+    try {
+      const { rows } = await rt.pool.query<{ epoch: string }>('SELECT epoch FROM mds_personal_epoch');
+      const page = { ...(await readPage(rt.store, tally, 0, 50)), personalEpoch: Number(rows[0].epoch) };
+      await rt.pool.query('BEGIN; SELECT mds_personal_erasure_begin(); COMMIT');
+      await expect(applyPage(client, tally, gen, page)).rejects.toBeInstanceOf(PersonalDataChanged);
+      expect((await rt.pool.query('SELECT count(*)::int AS n FROM tally')).rows[0].n).toBe(0);
+      expect((await getGeneration(rt.pool, 'tally', gen.generation))!.checkpoint).toBe(0);
+      // Read again after it, the page applies.
+      expect(await applyPage(client, tally, gen, { ...page, personalEpoch: Number(rows[0].epoch) + 1 })).toBe(true);
+      expect((await getGeneration(rt.pool, 'tally', gen.generation))!.checkpoint).toBe(position);
     } finally {
       await client.end();
     }

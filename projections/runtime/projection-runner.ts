@@ -75,12 +75,11 @@ export async function applyPage(
         // The generation is held (not retired, not dropped) until the commit: see mds_hold_generation.
         await client.query(`BEGIN; SET LOCAL search_path = ${quoteIdent(gen.schemaName)}, public; ${holdGenerationCall(projection, gen)}`);
         await projection.apply(page.events, { query: client.query.bind(client) as never, schema: gen.schemaName, position: page.position, signal, keyedHash, readAt: readerOf(store) });
-        await assertPersonalDataUnchanged(client, page.personalEpoch);
-        // Compare-and-set and COMMIT in one round trip.
-        await client.query(`${move}; COMMIT`);
+        // The personal-data check, the compare-and-set and COMMIT in one round trip.
+        await client.query(`${personalEpochCheck(page.personalEpoch)}${move}; COMMIT`);
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
+        throw (err as { code?: string }).code === PERSONAL_DATA_CHANGED ? new PersonalDataChanged() : err;
       }
     }
   } catch (err) {
@@ -110,6 +109,19 @@ async function assertPersonalDataUnchanged(client: Client, epoch: number | undef
   if (epoch === undefined) return;
   const { rows } = await client.query<{ ok: boolean }>('SELECT mds_personal_epoch_unchanged($1) AS ok', [epoch]);
   if (!rows[0].ok) throw new PersonalDataChanged();
+}
+
+/** SQLSTATE of mds_assert_personal_epoch when a forgetting rewrote personal data after the page was read. */
+const PERSONAL_DATA_CHANGED = 'MDSPD';
+
+/**
+ * assertPersonalDataUnchanged as a statement that fails (PERSONAL_DATA_CHANGED), to go with the
+ * commit: nothing when the page holds no personal fields.
+ */
+function personalEpochCheck(epoch: number | undefined): string {
+  if (epoch === undefined) return '';
+  if (!Number.isSafeInteger(epoch)) throw new Error(`not a personal-data epoch: ${epoch}`);
+  return `SELECT mds_assert_personal_epoch(${epoch}); `;
 }
 
 /** SQLSTATE of mds_move_checkpoint when the checkpoint was not where the page was read from. */
