@@ -47,8 +47,12 @@ export const campaignsProjection: Projection = {
     if (events.length === 0) return;
     await waitForUpstream(tx, UPSTREAM, events[events.length - 1].position);
     const of = (type: string) => events.filter((e) => e.type === type);
-    await tx.query(`CREATE TEMP TABLE dirty (campaign_key text PRIMARY KEY) ON COMMIT DROP;
-      CREATE TEMP TABLE moved (person text PRIMARY KEY) ON COMMIT DROP`);
+    // The campaigns to compute again and the persons that moved: tables kept by the connection and
+    // emptied at every commit, as creating and dropping them for every page wrote the catalogs each
+    // time (2-8 ms a page, a page of 20 chunks of new customers included).
+    await tx.query(`SET LOCAL client_min_messages = warning;
+      CREATE TEMP TABLE IF NOT EXISTS dirty (campaign_key text PRIMARY KEY) ON COMMIT DELETE ROWS;
+      CREATE TEMP TABLE IF NOT EXISTS moved (person text PRIMARY KEY) ON COMMIT DELETE ROWS`);
     await importCampaigns(of(CAMPAIGNS_IMPORTED), tx);
     // Another time zone moves every campaign's days: all are computed again.
     const zone = of(SETTINGS_CHANGED).map((e) => (e.data as SettingsChanged).changes.timezone).filter((z): z is string => typeof z === 'string').at(-1);
@@ -76,7 +80,8 @@ export const campaignsProjection: Projection = {
       await tx.query(`INSERT INTO dirty SELECT DISTINCT e.campaign_key FROM moved m JOIN campaign_events e ON e.person = m.person AND e.type = 'sent' ON CONFLICT DO NOTHING`);
     }
     await recompute(tx);
-    await tx.query('DROP TABLE dirty; DROP TABLE moved');
+    // Empty for the next page of the same transaction (a rebuild's switch applies several).
+    await tx.query('DELETE FROM dirty; DELETE FROM moved');
   },
 };
 
