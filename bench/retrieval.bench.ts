@@ -84,19 +84,36 @@ async function main() {
   await bare.listen({ port: 0, host: '127.0.0.1' });
   const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/api/data/customers/?limit=100`;
 
+  // A warm-up at the same rate first, not measured: the first seconds after the load compile the route
+  // and fill the caches (p99 31 against 19 ms in two back-to-back runs over 300,000 customers).
+  await autocannon(url, service.headers, { seconds: 5, rate: 1000, connections: 20 });
   const atRate = await autocannon(url, service.headers, { seconds: SECONDS, rate: 1000, connections: 20 });
   const saturated = await autocannon(url, service.headers, { seconds: SECONDS, connections: 20 });
   const baseline = await autocannon(bareUrl, {}, { seconds: SECONDS, connections: 20 });
 
-  // Bulk: one reader, then the COPY of the same JSON, then four readers at once (memory).
-  const bulk = await bulkRead(base, service.headers, 10_000);
-  const t = process.hrtime.bigint();
-  let copied = 0;
-  const stream = service.copyClient.query(
-    copyTo(`COPY (SELECT CASE WHEN is_forgotten THEN '{"is_forgotten": true}' ELSE ${customerViewSql('c')} END FROM customers c WHERE NOT is_deleted ORDER BY customer_id) TO STDOUT`),
-  );
-  for await (const chunk of stream) for (const byte of chunk as Buffer) if (byte === 0x0a) copied++;
-  const copyRate = copied / (Number(process.hrtime.bigint() - t) / 1e9);
+  // Bulk: one reader and the COPY of the same JSON, taking turns (the first read of the table after
+  // the load runs finds less of it cached: each side's best of three), then four readers at once (memory).
+  const copyRead = async (): Promise<{ perSecond: number; records: number }> => {
+    const t = process.hrtime.bigint();
+    let records = 0;
+    const stream = service.copyClient.query(
+      copyTo(`COPY (SELECT CASE WHEN is_forgotten THEN '{"is_forgotten": true}' ELSE ${customerViewSql('c')} END FROM customers c WHERE NOT is_deleted ORDER BY customer_id) TO STDOUT`),
+    );
+    for await (const chunk of stream) for (const byte of chunk as Buffer) if (byte === 0x0a) records++;
+    return { perSecond: records / (Number(process.hrtime.bigint() - t) / 1e9), records };
+  };
+  const bulks: Array<{ perSecond: number; records: number }> = [];
+  const copies: Array<{ perSecond: number; records: number }> = [];
+  for (let turn = 0; turn < 3; turn++) {
+    bulks.push(await bulkRead(base, service.headers, 10_000));
+    copies.push(await copyRead());
+  }
+  const bulk = bulks.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+  const copyRate = Math.max(...copies.map((c) => c.perSecond));
+  const copied = copies[0].records;
+  // The peak of the four readers alone (the import and the load runs before them have their own).
+  const lifetimePeak = service.peakRssMiB();
+  service.resetPeakRss();
   const four = await Promise.all(Array.from({ length: 4 }, () => bulkRead(base, service.headers, 10_000)));
   const peak = service.peakRssMiB();
   // The export beside the paging it replaces: paging again right before each, so both meet the same cache.
@@ -108,17 +125,17 @@ async function main() {
 
   const f = (x: number) => Math.round(x).toLocaleString('en');
   console.log(
-    `### Retrieval (scenario 7) and bulk reads\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}; \`mds start\` over ${TOTAL.toLocaleString('en')} customers; autocannon in a separate process, ${SECONDS} s per run, 20 connections. Baselines in the same run on the same read model: a bare Fastify route (this process) running the same page query as a prepared statement and sending its JSON text; COPY of the same JSON to STDOUT.\n`,
+    `### Retrieval (scenario 7) and bulk reads\n\n${os.cpus().length} cores, Node ${process.version}, PostgreSQL ${service.db.serverVersion}; \`mds start\` over ${TOTAL.toLocaleString('en')} customers; autocannon in a separate process, ${SECONDS} s per run (after 5 s at 1,000 requests/s, not measured), 20 connections. Baselines in the same run on the same read model: a bare Fastify route (this process) running the same page query as a prepared statement and sending its JSON text; COPY of the same JSON to STDOUT.\n`,
   );
   console.log('| measure | mds | baseline | ratio / target |');
   console.log('|---|---:|---:|---:|');
   console.log(`| pages of 100: p99 latency at 1,000 requests/s (ms) | ${atRate.p99} | | target ≤ 25 |`);
   console.log(`| pages of 100: saturation (requests/s) | ${f(saturated.average)} | ${f(baseline.average)} | ${(saturated.average / baseline.average).toFixed(2)} (floor 0.70) |`);
   console.log(`| bulk read, pages of 10,000 following next_url (records/s) | ${f(bulk.perSecond)} | ${f(copyRate)} | ${(bulk.perSecond / copyRate).toFixed(2)} (floor 0.50, aim 0.80) |`);
-  console.log(`| four bulk readers at once (records/s each; service peak RSS) | ${f(Math.min(...four.map((r) => r.perSecond)))} | | peak RSS ${peak} MiB (< 512) |`);
+  console.log(`| four bulk readers at once (records/s each; service peak RSS while they read) | ${f(Math.min(...four.map((r) => r.perSecond)))} | | peak RSS ${peak} MiB (< 512) |`);
   console.log(`| export, NDJSON in one answer, vs pages of 10,000 following next_url (records/s) | ${f(exported.perSecond)} | ${f(pagedRate)} | ${(exported.perSecond / pagedRate).toFixed(2)} (floor 1.00) |`);
   console.log(`| export with gzip, unzipped by the reader, vs the same pages (records/s) | ${f(zipped.perSecond)} | ${f(pagedRate)} | ${(zipped.perSecond / pagedRate).toFixed(2)} (wire: ${(zipped.wireBytes / exported.wireBytes).toFixed(2)} of plain) |`);
-  console.log(`\nerrors / non-2xx: ${atRate.errors + saturated.errors} / ${atRate.non2xx + saturated.non2xx}; every bulk read saw ${bulk.records.toLocaleString('en')} customers (COPY: ${copied.toLocaleString('en')}; exports: ${exported.records.toLocaleString('en')} and ${zipped.records.toLocaleString('en')}); paging baseline: the faster of the two paged reads around the exports (${f(paged.perSecond)}, ${f(pagedAgain.perSecond)})\n`);
+  console.log(`\nerrors / non-2xx: ${atRate.errors + saturated.errors} / ${atRate.non2xx + saturated.non2xx}; every bulk read saw ${bulk.records.toLocaleString('en')} customers (COPY: ${copied.toLocaleString('en')}; exports: ${exported.records.toLocaleString('en')} and ${zipped.records.toLocaleString('en')}); paging baseline: the faster of the two paged reads around the exports (${f(paged.perSecond)}, ${f(pagedAgain.perSecond)}); bulk reads ${bulks.map((b) => f(b.perSecond)).join(', ')} and COPY ${copies.map((c) => f(c.perSecond)).join(', ')}, taking turns; the service's peak RSS over its whole run (the import and the load runs included): ${lifetimePeak} MiB\n`);
   await bare.close();
   await pool.end();
   await service.close();

@@ -16,6 +16,8 @@ export interface ServiceProcess {
   copyClient: Client;
   /** Peak resident memory of the service process so far (VmHWM), in MiB. */
   peakRssMiB(): number;
+  /** Starts the peak over from the current RSS (Linux: clear_refs 5), so the next peakRssMiB is of what follows. */
+  resetPeakRss(): void;
   close(): Promise<void>;
 }
 
@@ -110,6 +112,13 @@ export async function startServiceProcess(env: Record<string, string> = {}, root
         return m ? Math.round(Number(m[1]) / 1024) : NaN;
       } catch {
         return NaN;
+      }
+    },
+    resetPeakRss() {
+      try {
+        fs.writeFileSync(`/proc/${child!.pid}/clear_refs`, '5');
+      } catch {
+        // Not Linux, or not allowed: the peak stays the process's whole life's.
       }
     },
     async close() {
