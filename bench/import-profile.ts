@@ -37,7 +37,7 @@ async function statements(service: ServiceProcess): Promise<Statement[] | undefi
     const { rows } = await service.copyClient.query<Statement>(
       `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls::int, total_exec_time AS total_ms, rows::int
          FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-        ORDER BY total_exec_time DESC LIMIT 15`,
+        ORDER BY total_exec_time DESC LIMIT ${Number(process.env.BENCH_PROFILE_STATEMENTS ?? 15)}`,
     );
     return rows;
   } catch {
