@@ -21,6 +21,15 @@ describe('request body JSON, checked before parsing', () => {
     expect(jsonProblem(`${'['.repeat(10_000)}${']'.repeat(10_000)}`)).toMatch(/deeper than 64 levels/);
     expect(jsonProblem(`${'{"a":'.repeat(100)}1${'}'.repeat(100)}`)).toMatch(/deeper than 64 levels/);
     expect(jsonProblem('{"customers":[{"external_id":"A","external_id":"B"}]}')).toBe('The request body has the key "external_id" twice in one object');
+    // A key repeats only within its object: not across siblings, nor between an object and the one inside it.
+    expect(jsonProblem('{"a":{"a":1,"b":{"a":2}},"b":[{"a":1},{"a":2}],"c":{"a":{"a":{}}}}')).toBeUndefined();
+    expect(jsonProblem('{"a":{"x":1},"b":{"y":{"z":1}},"a":2}')).toBe('The request body has the key "a" twice in one object');
+    // Many keys (looked up in a Set past the first few), the repeat first, last, or after a nested object.
+    const many = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":${i}`);
+    expect(jsonProblem(`{${many(5000).join(',')}}`)).toBeUndefined();
+    expect(jsonProblem(`{${[...many(5000), '"k4999":1'].join(',')}}`)).toBe('The request body has the key "k4999" twice in one object');
+    expect(jsonProblem(`{${[...many(40), '"in":{"k0":1}', '"k0":2'].join(',')}}`)).toBe('The request body has the key "k0" twice in one object');
+    expect(jsonProblem(`[{${many(40).join(',')}},{${many(40).join(',')}}]`)).toBeUndefined();
     expect(jsonProblem('{"price":1e400}')).toBe('The request body has the number 1e400, which is out of range');
     expect(jsonProblem('{"price":-1e309}')).toMatch(/out of range/);
     expect(jsonProblem('{"price":9007199254740993}')).toMatch(/beyond 2\^53/);

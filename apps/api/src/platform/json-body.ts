@@ -4,6 +4,8 @@ import { invalidRequest } from '#mds/platform';
 
 /** Deepest nesting of arrays and objects a request body may have; no route needs more than a handful. */
 export const MAX_BODY_DEPTH = 64;
+/** Keys an object may have before jsonProblem looks its keys up in a Set rather than comparing them one by one. */
+const SMALL_OBJECT = 16;
 /** Longest string a request body may hold (fields the service knows have limits of their own, far below). */
 export const MAX_BODY_STRING = 1024 * 1024;
 
@@ -19,8 +21,13 @@ export const MAX_BODY_STRING = 1024 * 1024;
  * Returns the first such problem; malformed text is left to the parser.
  */
 export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | undefined {
-  // One entry per open array (undefined) or object (the keys seen so far).
-  const open: Array<Set<string> | undefined> = [];
+  // One entry per open array (-1) or object (where its keys begin in `names`, which holds the keys of
+  // every open object one after another): a key is compared with its object's earlier keys, and an
+  // object past SMALL_OBJECT keys gets a Set of them (`sets`, beside `open`), so no object costs n².
+  // No Set for the usual small object: a thousand records' keys used to be a thousand Sets of garbage.
+  const open: number[] = [];
+  const names: string[] = [];
+  const sets: Array<Set<string> | undefined> = [];
   // Beside it, the key each open object is the value of (constructor.prototype), and the last key read.
   const parentKeys: Array<string | undefined> = [];
   let lastKey: string | undefined;
@@ -45,14 +52,19 @@ export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | u
         const problem = escapeProblem(text, start, end);
         if (problem) return problem;
       }
+      // Where the keys of the object this string is in begin (undefined at the top, -1 in an array).
       const keys = open[open.length - 1];
-      if (keys) {
+      if (keys !== undefined && keys !== -1) {
         let j = end + 1;
         while (j < text.length && isSpace(text.charCodeAt(j))) j++;
         if (text.charCodeAt(j) === 0x3a) {
           const key = text.slice(start, end);
-          if (keys.has(key)) return `The request body has the key ${JSON.stringify(key).slice(0, 60)} twice in one object`;
-          keys.add(key);
+          const depth = open.length - 1;
+          const set = sets[depth];
+          if (set ? set.has(key) : names.indexOf(key, keys) !== -1) return `The request body has the key ${JSON.stringify(key).slice(0, 60)} twice in one object`;
+          if (set) set.add(key);
+          else if (names.length - keys >= SMALL_OBJECT) sets[depth] = new Set([...names.slice(keys), key]);
+          names.push(key);
           // JSON.parse reads escapes in keys too: "\u005f_proto__" is __proto__.
           lastKey = backslash !== -1 && backslash < end ? keyText(text, start, end) : key;
           if (lastKey === '__proto__') return 'The request body has the key "__proto__", which would set the prototype of the object it is in: rename it';
@@ -63,25 +75,30 @@ export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | u
       }
       i = end;
     } else if (c === 0x7b) {
-      parentKeys.push(open[open.length - 1] ? lastKey : undefined);
-      open.push(new Set());
+      parentKeys.push(open.length > 0 && open[open.length - 1] !== -1 ? lastKey : undefined);
+      open.push(names.length);
+      sets.push(undefined);
       if (open.length > maxDepth) return `The request body nests arrays and objects deeper than ${maxDepth} levels`;
     } else if (c === 0x5b) {
       parentKeys.push(undefined);
-      open.push(undefined);
+      open.push(-1);
+      sets.push(undefined);
       if (open.length > maxDepth) return `The request body nests arrays and objects deeper than ${maxDepth} levels`;
     } else if (c === 0x5d || c === 0x7d) {
-      open.pop();
+      const from = open.pop();
+      if (from !== undefined && from !== -1) names.length = from;
+      sets.pop();
       parentKeys.pop();
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let end = i + 1;
-      while (end < text.length && isNumberChar(text.charCodeAt(end))) end++;
-      const token = text.slice(i, end);
-      if (c === 0x2d && text.charCodeAt(i + 1) === 0x30 && NEGATIVE_ZERO.test(token)) {
-        return `The request body has the number ${token.slice(0, 40)}, a negative zero, which would be kept as 0: send 0`;
+      let exponent = false;
+      for (let d = text.charCodeAt(end); end < text.length && isNumberChar(d); d = text.charCodeAt(++end)) if (d === 0x65 || d === 0x45) exponent = true;
+      if (c === 0x2d && text.charCodeAt(i + 1) === 0x30 && NEGATIVE_ZERO.test(text.slice(i, end))) {
+        return `The request body has the number ${text.slice(i, Math.min(end, i + 40))}, a negative zero, which would be kept as 0: send 0`;
       }
-      // Short plain numbers are the usual case: nothing to check.
-      if (end - i > 15 || token.includes('e') || token.includes('E')) {
+      // Short plain numbers are the usual case: nothing to check (and no copy of their text).
+      if (end - i > 15 || exponent) {
+        const token = text.slice(i, end);
         const n = Number(token);
         if (!Number.isFinite(n)) return `The request body has the number ${token.slice(0, 40)}, which is out of range`;
         if (/^-?\d+$/.test(token) && !Number.isSafeInteger(n)) return `The request body has the integer ${token.slice(0, 40)}, beyond 2^53: it would not be kept exactly (send it as a string)`;
