@@ -56,18 +56,35 @@ export const PERSONAL_GROUPS = ['fields'] as const;
  */
 export function splitRecord(record: unknown, fields: readonly string[]): { rest: unknown; personal: Rec | null } {
   if (!isObject(record)) return { rest: record, personal: null };
+  const { names, sorted } = planOf(fields);
   let personal: Rec | null = null;
+  let grouped = false;
   const rest: Rec = {};
   for (const k in record) {
     const v = record[k];
-    if (fields.includes(k)) (personal ??= {})[k] = v;
+    if (names.has(k)) personal = personal ?? {};
     else if ((PERSONAL_GROUPS as readonly string[]).includes(k) && isObject(v)) {
       const inner = splitRecord(v, fields.filter((f) => f.startsWith(`${k}.`)).map((f) => f.slice(k.length + 1)));
       rest[k] = inner.rest;
-      if (inner.personal) (personal ??= {})[k] = inner.personal;
+      if (inner.personal) {
+        (personal ??= {})[k] = inner.personal;
+        grouped = true;
+      }
     } else rest[k] = v;
   }
-  return { rest, personal: personal && withSortedKeys(personal) };
+  if (personal === null) return { rest, personal };
+  // The fields in sorted order, taken from the record (a group's, found above, sorted in after them).
+  const ordered: Rec = {};
+  for (const f of sorted) if (Object.hasOwn(record, f)) ordered[f] = record[f];
+  return { rest, personal: grouped ? withSortedKeys({ ...ordered, ...personal }) : ordered };
+}
+
+/** A field list as a set and sorted, worked out once per list (a type's list is one array; a list with the settings' fields, one per event). */
+const plans = new WeakMap<readonly string[], { names: Set<string>; sorted: string[] }>();
+function planOf(fields: readonly string[]): { names: Set<string>; sorted: string[] } {
+  let plan = plans.get(fields);
+  if (!plan) plans.set(fields, (plan = { names: new Set(fields), sorted: [...fields].sort() }));
+  return plan;
 }
 
 function withSortedKeys(object: Rec): Rec {
