@@ -45,6 +45,19 @@ async function statements(service: ServiceProcess): Promise<Statement[] | undefi
   }
 }
 
+/** Every statement sent by a client (not those run inside functions): how many, and their time. */
+async function topLevel(service: ServiceProcess): Promise<{ calls: number; ms: number } | undefined> {
+  try {
+    const { rows } = await service.copyClient.query<{ calls: number; ms: number }>(
+      `SELECT sum(calls)::int AS calls, sum(total_exec_time)::float8 AS ms
+         FROM pg_stat_statements WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
+    return rows[0];
+  } catch {
+    return undefined;
+  }
+}
+
 /** The functions of a V8 CPU profile by self time (ms), the largest first. */
 function profileTop(dir: string, n = 15): Array<{ fn: string; ms: number }> {
   const file = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(dir, f))[0];
@@ -72,11 +85,13 @@ async function profileOf(root: string, label: string): Promise<void> {
   process.env.BENCH_SERVICE_NODE_ARGS = previous ?? '';
   let rates: { accepted: number; readable: number };
   let top: Statement[] | undefined;
+  let sent: { calls: number; ms: number } | undefined;
   try {
     await service.copyClient.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
     await service.copyClient.query('SELECT pg_stat_statements_reset()').catch(() => undefined);
     rates = await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: CUSTOMERS }, (_, n) => customer(n)), PER_REQUEST, CLIENTS);
     top = await statements(service);
+    sent = await topLevel(service);
   } finally {
     await service.close();
   }
@@ -88,6 +103,7 @@ async function profileOf(root: string, label: string): Promise<void> {
     console.log('|---|---:|---:|---:|');
     for (const s of top) console.log(`| \`${s.query.slice(0, 110).replace(/\|/g, '\\|')}\` | ${s.calls} | ${Math.round(s.total_ms)} | ${(s.total_ms / k).toFixed(2)} |`);
   }
+  if (sent) console.log(`\nStatements sent (pg_stat_statements, top level): ${sent.calls.toLocaleString('en')}, ${(sent.calls / k).toFixed(1)} per 1,000 records; ${Math.round(sent.ms)} ms, ${(sent.ms / k).toFixed(1)} ms per 1,000 records.`);
   const functions = profileTop(profDir, 10_000);
   const busy = functions.filter((f) => !f.fn.startsWith('(idle)')).reduce((sum, f) => sum + f.ms, 0);
   console.log(`\nService CPU (profile samples, idle left out): ${Math.round(busy)} ms, ${(busy / k).toFixed(1)} ms per 1,000 records.\n`);
