@@ -39,4 +39,20 @@ describe('the audit anchor: signed checkpoints of the chain, appended by a proje
     for await (const text of exportLines(rt.store, { from: 1, to: await rt.store.headPosition() }, { signer: rt.auditSigner() })) lines.push(...text.split('\n').filter(Boolean));
     expect(await verifyExport(lines, readPublicKey(rt.auditSigner().publicKeyPem))).toMatchObject({ ok: true, checkpoints: 2, signed: true });
   });
+
+  it('chains events of every size across pages sized by their events, the same as an export verifies', async () => {
+    const before = await rt.store.headPosition();
+    // Small events, then large ones (pages of them hold fewer), then small again: pages of 20, then ~16, then 1,000.
+    const big = 'x'.repeat(500_000);
+    await rt.store.append(`tally-${randomUUID()}`, Array.from({ length: 250 }, (_, i) => ({ type: 'Tallied', data: { n: i } })));
+    for (let i = 0; i < 6; i++) await rt.store.append(`tally-${randomUUID()}`, Array.from({ length: 10 }, (_, j) => ({ type: 'Tallied', data: { n: j, big } })));
+    await rt.store.append(`tally-${randomUUID()}`, Array.from({ length: 1200 }, (_, i) => ({ type: 'Tallied', data: { n: i } })));
+    const head = await rt.store.headPosition();
+    const lines: string[] = [];
+    for await (const text of exportLines(rt.store, { from: before + 1, to: head }, { signer: rt.auditSigner() })) lines.push(...text.split('\n').filter(Boolean));
+    // A start line, an event line each (the anchor's own checkpoints among them), a final line.
+    expect(lines.length - 2).toBe(head - before);
+    expect(await verifyExport(lines, readPublicKey(rt.auditSigner().publicKeyPem))).toMatchObject({ ok: true, signed: true });
+    expect((await chainPointAt(rt.store, head)).head).toBe(JSON.parse(lines[lines.length - 1]).head);
+  });
 });

@@ -32,7 +32,9 @@ export class AuditAnchor {
     try {
       this.client ??= await openDedicatedClient(this.deps, 'audit-anchor');
       if (!(await tryLease(this.client, 'audit_anchor'))) return;
-      const appended = await appendCheckpoint(this.deps.store, this.deps.auditSigner!());
+      // In the background: after each slice of hashing it rests twice as long, a third of a core at
+      // most (the first checkpoint after a bulk import hashes every chunk of it: seconds of CPU).
+      const appended = await appendCheckpoint(this.deps.store, this.deps.auditSigner!(), { pauseMs: 20 });
       if (appended) this.deps.logger?.debug({ position: appended.position, count: appended.count }, 'audit chain checkpointed');
     } catch (err) {
       this.deps.logger?.warn({ err: (err as Error).message }, 'audit checkpoint failed; trying again at the next interval');

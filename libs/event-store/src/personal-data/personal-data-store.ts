@@ -350,12 +350,13 @@ export class PersonalDataEventStore implements EventStore {
    * A page of the log as it holds it (events without the fields kept apart), and beside it each
    * event's kept fields as they are now (`{records}` or `{<list key>: [...]}`; markers once forgotten,
    * `"[expired]"` once a retention period dropped them): what the auditors' export chains and what it
-   * shows beside the chain.
+   * shows beside the chain (left out with `withKept` false: the chain alone does not read them).
    */
-  async readAllApart(options?: ReadAllOptions): Promise<{ page: ReadAllPage; kept: Map<string, KeptFields> }> {
+  async readAllApart(options?: ReadAllOptions, withKept = true): Promise<{ page: ReadAllPage; kept: Map<string, KeptFields> }> {
     const page = await this.inner.readAll(options);
-    const ids = page.events.filter((e) => this.fields[e.type]).map((e) => e.id);
     const kept = new Map<string, KeptFields>();
+    if (!withKept) return { page, kept };
+    const ids = page.events.filter((e) => this.fields[e.type]).map((e) => e.id);
     for (const r of await this.listsOf(ids, true)) kept.set(r.event_id, { fields: { [r.whole ?? 'records']: r.records }, salt: r.salt ?? null });
     return { page, kept };
   }
