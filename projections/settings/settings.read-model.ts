@@ -1,4 +1,5 @@
 import { loadSettings, type Settings } from '#mds/settings';
+import { KeptAnswers } from '../runtime/kept-answers';
 import type { ReadDeps } from '../runtime/read-side';
 
 export const SETTINGS_READ_MODEL = Symbol('SettingsReadModel');
@@ -14,20 +15,16 @@ export const SETTINGS_CHANNEL = 'mds_settings';
  * theirs. A lost announcement matters for the keep time at most. Imports read the stream each time.
  */
 export class SettingsReadModel {
-  private kept?: { settings: Settings; until: number };
-  private keepMs = 0;
-  /** Bumped by every forget: a read begun before one does not keep its answer after it. */
-  private epoch = 0;
+  private readonly kept = new KeptAnswers<Settings>();
 
   constructor(private readonly read: Pick<ReadDeps, 'store' | 'pool'>) {}
 
   keepFor(ms: number): void {
-    this.keepMs = ms;
+    this.kept.keepFor(ms);
   }
 
   forget(): void {
-    this.epoch++;
-    this.kept = undefined;
+    this.kept.forget();
   }
 
   /** This process changed them: it forgets its own, then tells the others (a failure leaves them the keep time). */
@@ -36,12 +33,7 @@ export class SettingsReadModel {
     await this.read.pool.query(`SELECT pg_notify('${SETTINGS_CHANNEL}', '')`).catch(() => undefined);
   }
 
-  async current(): Promise<Settings> {
-    const now = Date.now();
-    if (this.kept && this.kept.until > now) return this.kept.settings;
-    const epoch = this.epoch;
-    const { settings } = await loadSettings(this.read.store);
-    if (this.keepMs > 0 && epoch === this.epoch) this.kept = { settings, until: now + this.keepMs };
-    return settings;
+  current(): Promise<Settings> {
+    return this.kept.get('', async () => (await loadSettings(this.read.store)).settings);
   }
 }
