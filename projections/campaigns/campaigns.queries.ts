@@ -108,9 +108,10 @@ async function pageRows(
     where.push(`(${sort}, cp.campaign_key) ${options.order === 'ascending' ? '>' : '<'} (${at}, ${p(options.from[1])})`);
   }
   const dir = options.order === 'ascending' ? 'ASC' : 'DESC';
-  // A plain page reads only what it answers; a ranged one also the digest and zone its records are kept under.
-  const columns = { record: 's.record', figures: 's.record, s.reached, s.figured, (SELECT timezone FROM campaign_settings) AS zone', figured: 's.figured, (SELECT timezone FROM campaign_settings) AS zone' }[want];
-  const page = `SELECT ${columns}, cp.activation, ${sort} AS sort,
+  // A plain page reads only what it answers; a ranged one also the digest and zone its records are kept
+  // under, and the one summed again its sort key (filteredFigures orders by it).
+  const columns = { record: 's.record', figures: `s.record, s.reached, s.figured, (SELECT timezone FROM campaign_settings) AS zone, ${sort} AS sort`, figured: 's.figured, (SELECT timezone FROM campaign_settings) AS zone' }[want];
+  const page = `SELECT ${columns},
             to_char(cp.activation AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS activation_text, cp.campaign_key
        FROM campaigns cp JOIN campaign_stats s USING (campaign_key)
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}

@@ -31,7 +31,7 @@ describe('customerViewSql', () => {
   it.each(documents.map((d, i) => [i, d]))('renders document %i as its fields, the defaults it lacks, id and updated_at', async (i, data) => {
     const { rows } = await client.query<{ text: string }>(
       `SELECT ${customerViewSql('c')} AS text
-         FROM (SELECT $1::bigint AS customer_id, $2::jsonb AS data, '2026-03-01T09:30:00.123456Z'::timestamptz AS updated_at) c`,
+         FROM (SELECT $1::bigint AS customer_id, $2::jsonb AS data, false AS is_forgotten, '2026-03-01T09:30:00.123456Z'::timestamptz AS updated_at) c`,
       [1000 + i, JSON.stringify(data)],
     );
     expect(JSON.parse(rows[0].text)).toEqual({ ...DEFAULTS, ...data, id: 1000 + i, updated_at: '2026-03-01T09:30:00.123000Z' });

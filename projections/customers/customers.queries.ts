@@ -16,15 +16,17 @@ const BOOLEAN_DEFAULT_FALSE = new Set(['can_email', 'can_post', 'can_profile', '
 
 /**
  * SQL of a customer as retrieval shows it, as JSON text: `{"id": …, "updated_at": "…", "can_…": false
- * for each permission the customer lacks, …its stored fields}`. Built as text around the stored
+ * for each permission the customer lacks, …its stored fields}`, `{"is_forgotten": true}` for a
+ * forgotten one (the row `t` has customer_id, data, is_forgotten, updated_at). Built as text around the stored
  * document's own text (its `{` cut as a byte, not a character: `substr` of text counts every
  * character): as jsonb, `defaults || data || {id, updated_at}` decoded and re-encoded every record,
  * half a page's time. Stored fields never include `id` or `updated_at`, so no key repeats.
  */
 export const customerViewSql = (t: string) =>
+  `CASE WHEN ${t}.is_forgotten THEN '{"is_forgotten": true}' ELSE ` +
   `'{"id": ' || ${t}.customer_id || ', "updated_at": "' || ${timestampSql(`${t}.updated_at`)} || '"'` +
   [...BOOLEAN_DEFAULT_FALSE].map((k) => ` || CASE WHEN ${t}.data ? '${k}' THEN '' ELSE ', "${k}": false' END`).join('') +
-  ` || CASE WHEN ${t}.data = '{}' THEN '}' ELSE ', ' || convert_from(substr(convert_to(${t}.data::text, 'UTF8'), 2), 'UTF8') END`;
+  ` || CASE WHEN ${t}.data = '{}' THEN '}' ELSE ', ' || convert_from(substr(convert_to(${t}.data::text, 'UTF8'), 2), 'UTF8') END END`;
 
 /**
  * A page of live (not deleted) customers in customer_id order after a cursor, rendered by PostgreSQL
@@ -70,7 +72,7 @@ export async function listCustomers(
   }
   const text =
     `SELECT count(*)::int AS count, max(customer_id) AS last_id,
-            coalesce(string_agg(CASE WHEN is_forgotten THEN '{"is_forgotten": true}' ELSE ${customerViewSql('page')} END, ',' ORDER BY customer_id), '') AS json
+            coalesce(string_agg(${customerViewSql('page')}, ',' ORDER BY customer_id), '') AS json
        FROM (SELECT customer_id, data, is_forgotten, updated_at FROM customers WHERE ${where.join(' AND ')} ORDER BY customer_id LIMIT $1) page`;
   // Plain paging (the common case) is a prepared statement: planned once per connection.
   const plain = options.updatedSince === undefined && Object.keys(options.filters ?? {}).length === 0;

@@ -34,7 +34,7 @@ const SOURCES: Record<ExportDatatype, ExportSource> = {
     from: 'customers c',
     live: 'NOT c.is_deleted',
     keys: [{ column: 'c.customer_id', type: 'bigint' }],
-    line: `CASE WHEN c.is_forgotten THEN '{"is_forgotten": true}' ELSE ${customerViewSql('c')} END`,
+    line: customerViewSql('c'),
     projections: ['customers'],
   },
   products: { from: 'products p', live: liveRow('p.data'), withEnded: 'true', keys: [{ column: 'p.external_id', type: 'text' }, { column: 'p.language', type: 'text' }], line: record('p', 'p.external_id'), projections: ['products'] },

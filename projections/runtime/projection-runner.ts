@@ -79,7 +79,7 @@ export async function applyPage(
         await client.query(`${personalEpochCheck(page.personalEpoch)}${move}; COMMIT`);
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw (err as { code?: string }).code === PERSONAL_DATA_CHANGED ? new PersonalDataChanged() : err;
+        throw personalDataError(err);
       }
     }
   } catch (err) {
@@ -100,28 +100,27 @@ export class PersonalDataChanged extends Error {
   }
 }
 
-/**
- * Before committing what was built from a page holding personal fields: no forgetting has rewritten
- * them since the page was read (else PersonalDataChanged). Holds the personal-data lock shared until
- * the commit, so a forgetting that starts now waits for this transaction and then sees its rows.
- */
-async function assertPersonalDataUnchanged(client: Client, epoch: number | undefined): Promise<void> {
-  if (epoch === undefined) return;
-  const { rows } = await client.query<{ ok: boolean }>('SELECT mds_personal_epoch_unchanged($1) AS ok', [epoch]);
-  if (!rows[0].ok) throw new PersonalDataChanged();
-}
-
 /** SQLSTATE of mds_assert_personal_epoch when a forgetting rewrote personal data after the page was read. */
 const PERSONAL_DATA_CHANGED = 'MDSPD';
 
 /**
- * assertPersonalDataUnchanged as a statement that fails (PERSONAL_DATA_CHANGED), to go with the
- * commit: nothing when the page holds no personal fields.
+ * Before committing what was built from a page holding personal fields: no forgetting has rewritten
+ * them since the page was read, as a statement that fails (PERSONAL_DATA_CHANGED) so it can go with
+ * the commit; nothing when the page holds none. It holds the personal-data lock shared until the
+ * commit, so a forgetting that starts now waits for this transaction and then sees its rows.
  */
 function personalEpochCheck(epoch: number | undefined): string {
   if (epoch === undefined) return '';
   if (!Number.isSafeInteger(epoch)) throw new Error(`not a personal-data epoch: ${epoch}`);
   return `SELECT mds_assert_personal_epoch(${epoch}); `;
+}
+
+/** PersonalDataChanged for the check's failure, any other error as it is. */
+const personalDataError = (err: unknown): unknown => ((err as { code?: string }).code === PERSONAL_DATA_CHANGED ? new PersonalDataChanged() : err);
+
+/** The check of personalEpochCheck on its own. */
+async function assertPersonalDataUnchanged(client: Client, epoch: number | undefined): Promise<void> {
+  if (epoch !== undefined) await client.query(personalEpochCheck(epoch)).catch((err: unknown) => Promise.reject(personalDataError(err)));
 }
 
 /** SQLSTATE of mds_move_checkpoint when the checkpoint was not where the page was read from. */

@@ -6,7 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import { RecordTokenUseCommand } from '#mds/access';
-import { DatabaseWatch, fixTimestampsInJson, redactUrl, TIMESTAMPS_IN_FORM } from '#mds/platform';
+import { DatabaseWatch, fixTimestampsInJson, redactUrl, timestampsInForm } from '#mds/platform';
 import { IDEMPOTENT_REPLAY } from '#mds/imports';
 import { ACCESS_CHANNEL, ACCESS_READ_MODEL, CAMPAIGNS_READ_MODEL, SETTINGS_CHANNEL, SETTINGS_READ_MODEL, type AccessReadModel, type CampaignsReadModel, type SettingsReadModel } from '#mds/projections';
 import { ensureReadModelTables, type Runtime } from '#mds/runtime';
@@ -118,7 +118,7 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   // events as they were recorded, so an auditor can check them against their signatures.
   fastify.addHook('onSend', async (request, reply, payload) => {
     if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
-    if (request.routeOptions?.url?.startsWith('/api/audit/') || (reply as unknown as Record<symbol, unknown>)[TIMESTAMPS_IN_FORM]) return payload;
+    if (request.routeOptions?.url?.startsWith('/api/audit/') || timestampsInForm(reply)) return payload;
     return fixTimestampsInJson(payload);
   });
   // After authentication: only a client with a valid token can hold a share of the budget.

@@ -30,13 +30,18 @@ function inOrder(value: unknown): boolean {
 
 function sortedKeys(_key: string, value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const keys = Object.keys(value);
+  return withSortedKeys(value as Record<string, unknown>);
+}
+
+/** The object itself when its keys are in order, else a copy with them sorted (one level). */
+export function withSortedKeys<T extends Record<string, unknown>>(object: T): T {
+  const keys = Object.keys(object);
   for (let i = 1; i < keys.length; i++) {
     if (keys[i - 1] > keys[i]) {
       const sorted: Record<string, unknown> = {};
-      for (const key of keys.sort()) sorted[key] = (value as Record<string, unknown>)[key];
-      return sorted;
+      for (const key of keys.sort()) sorted[key] = object[key];
+      return sorted as T;
     }
   }
-  return value;
+  return object;
 }

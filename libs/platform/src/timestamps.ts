@@ -21,11 +21,15 @@ export function fixTimestampsInJson(text: string): string {
   return text.replace(TIMESTAMP, (_m, base: string, fraction: string | undefined, zone: string) => `"${fixed(base, fraction, zone)}"`);
 }
 
-/**
- * Set on a reply (`reply[TIMESTAMPS_IN_FORM] = true`) whose JSON text has been through
- * fixTimestampsInJson already: the answer hook does not scan it again.
- */
-export const TIMESTAMPS_IN_FORM = Symbol('timestamps in the answers\' form');
+const TIMESTAMPS_IN_FORM = Symbol('timestamps in the answers\' form');
+
+/** Marks a reply whose JSON text has been through fixTimestampsInJson already: the answer hook does not scan it again. */
+export function markTimestampsInForm(reply: object): void {
+  (reply as Record<symbol, unknown>)[TIMESTAMPS_IN_FORM] = true;
+}
+
+/** Whether markTimestampsInForm marked the reply. */
+export const timestampsInForm = (reply: object): boolean => (reply as Record<symbol, unknown>)[TIMESTAMPS_IN_FORM] === true;
 
 /** One timestamp (a string as JSON would carry it) in the answers' form; other strings as they are. */
 export function fixTimestamp(value: string): string {

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UploadAnswer } from '#mds/imports';
-import { invalidRequest, notFound, TIMESTAMPS_IN_FORM } from '#mds/platform';
+import { invalidRequest, markTimestampsInForm, notFound } from '#mds/platform';
 import { CAMPAIGNS_READ_MODEL, type CampaignsReadModel } from '#mds/projections';
 import { RequirePermission } from '../access/permissions';
 import { withParam } from '../imports/paging';
@@ -77,7 +77,7 @@ export class CampaignsHttpController {
     const nextUrl = next ? withParam(request, 'from', next) : null;
     reply.type('application/json; charset=utf-8');
     // The records' timestamps are in the answers' form already (fixed once per page read); next and next_url hold none.
-    (reply as unknown as Record<symbol, unknown>)[TIMESTAMPS_IN_FORM] = true;
+    markTimestampsInForm(reply);
     return `{"campaigns":[${page.text}],"count":${page.json.length},"next":${JSON.stringify(next)},"next_url":${JSON.stringify(nextUrl)}}`;
   }
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { Pool } from 'pg';
-import { canonicalJson } from '#mds/platform';
+import { canonicalJson, withSortedKeys } from '#mds/platform';
 import {
   EventStoreAccessDeniedError,
   EventStoreAppendTooLargeError,
@@ -85,18 +85,6 @@ function planOf(fields: readonly string[]): { names: Set<string>; sorted: string
   let plan = plans.get(fields);
   if (!plan) plans.set(fields, (plan = { names: new Set(fields), sorted: [...fields].sort() }));
   return plan;
-}
-
-function withSortedKeys(object: Rec): Rec {
-  const keys = Object.keys(object);
-  for (let i = 1; i < keys.length; i++) {
-    if (keys[i - 1] > keys[i]) {
-      const sorted: Rec = {};
-      for (const key of keys.sort()) sorted[key] = object[key];
-      return sorted;
-    }
-  }
-  return object;
 }
 
 /** A record with its personal fields back (the rest never has them; a group's are merged into it). */
