@@ -21,19 +21,20 @@ describe('DatabaseWatch', () => {
   });
 
   it('does not call a database down while its own process was stalled past the time limit', async () => {
-    // A limit of 800 ms leaves a loaded machine time to open the connection once the stalls end.
-    const watch = new DatabaseWatch(db.url, { intervalMs: 20, timeoutMs: 800 });
+    // The service's default limit: a loaded runner's PostgreSQL may take most of a second to start the
+    // connection's backend once the stalls end (800 ms was once not enough).
+    const watch = new DatabaseWatch(db.url, { intervalMs: 20, timeoutMs: 2000 });
     const changes: boolean[] = [];
     watch.onChange((down) => changes.push(down));
     watch.start();
     // Stalled in the same timer turn as the first check, so its connection is in flight.
-    await new Promise<void>((resolve) => setTimeout(() => (stall(1100), resolve()), 0));
+    await new Promise<void>((resolve) => setTimeout(() => (stall(2300), resolve()), 0));
     for (let i = 0; i < 2; i++) {
       await sleep(15 + i * 7);
-      stall(900);
+      stall(2100);
     }
     // Longer than the limit: a check given up on would be seen by now.
-    await sleep(1000);
+    await sleep(2200);
     await watch.stop();
     expect(changes).toEqual([]);
   });
