@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import { PROJECTIONS, rebuildProjection } from '#mds/projections';
 import { seedUserToken } from '../support/api';
 import { eventually } from '../support/eventually';
@@ -11,6 +12,29 @@ const ROUNDS = 12;
 
 
 type Child = { child: ChildProcess; exited: Promise<number | null>; output: () => string };
+
+/** The local ports of a process's TCP sockets (Linux: its descriptors' socket inodes found in /proc/net/tcp). */
+function localPorts(pid: number): Set<number> {
+  const inodes = new Set<string>();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    const link = (() => {
+      try {
+        return fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return ''; // closed meanwhile
+      }
+    })();
+    if (link.startsWith('socket:[')) inodes.add(link.slice(8, -1));
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > 9 && inodes.has(f[9])) ports.add(parseInt(f[1].split(':')[1], 16));
+    }
+  }
+  return ports;
+}
 
 // Fault test: two API processes and two projectors on one database while clients import every kind
 // of data through both APIs, one projector killed with SIGKILL halfway. The read models must be what
@@ -34,7 +58,9 @@ describe('two API processes and two projectors on one database', () => {
     children.push(...projectors);
     for (const port of ports) await eventually(async () => expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200), { timeoutMs: 60_000, intervalMs: 100 });
     // The backends holding a projection's lease, one per lease.
-    const holders = async () => (await rt.pool.query<{ pid: number }>(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${0x6d6473} AND objsubid = 2`)).rows.map((r) => r.pid);
+    const leaseHolders = async () =>
+      (await rt.pool.query<{ pid: number; port: number }>(`SELECT l.pid, a.client_port AS port FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND l.granted AND l.classid = ${0x6d6473} AND l.objsubid = 2`)).rows;
+    const holders = async () => (await leaseHolders()).map((r) => r.pid);
     await eventually(async () => expect((await holders()).length).toBe(PROJECTIONS.length), { timeoutMs: 60_000, intervalMs: 50 });
     const token = (await seedUserToken(rt, 'multi-admin', ['admin'])).token;
 
@@ -63,8 +89,10 @@ describe('two API processes and two projectors on one database', () => {
     };
     for (let r = 0; r < ROUNDS / 2; r++) await round(r);
 
-    // Kill a projector mid-import; the other must take its projections.
-    const victim = projectors[0];
+    // Kill a projector mid-import that holds leases (either may hold them all); the other must take its projections.
+    const held = new Set((await leaseHolders()).map((h) => h.port));
+    const victim = projectors.find((p) => [...localPorts(p.child.pid!)].some((port) => held.has(port)))!;
+    expect(victim).toBeDefined();
     const rounds = (async () => {
       for (let r = ROUNDS / 2; r < ROUNDS; r++) await round(r);
     })();
