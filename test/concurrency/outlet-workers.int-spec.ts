@@ -1,8 +1,9 @@
 import { Client } from 'pg';
 import { DeliveryWorker } from '#mds/outlet-worker';
-import { createDatatarget, createOutlet, postMessages } from '../support/datatargets';
+import { createDatatarget, createOutlet, lastDelivered, postMessages } from '../support/datatargets';
 import { datasyncProjection, datatargetsProjection, waitForProjection } from '#mds/projections';
 import { eventually } from '../support/eventually';
+import { startCli } from '../support/processes';
 import { startReceiver } from '../support/receiver';
 import { openProjectingRuntime, type TestRuntime } from '../support/runtime';
 
@@ -32,6 +33,31 @@ describe('two outlet workers on one database', () => {
       expect(receiver.received.filter((r) => r.url === '/hook/announced').flatMap((r) => r.json.map((m: { n: number }) => m.n))).toEqual([1, 2]);
     } finally {
       await worker.stop();
+      await receiver.close();
+    }
+  });
+
+  it('waits on a dozen idle outlets without Node calling it a listener leak', async () => {
+    // Each owned outlet waits on the worker's stop signal; past ten, Node printed a leak warning. Node
+    // writes it to the process's stderr, so the worker runs as `mds outlet-worker`.
+    const receiver = await startReceiver();
+    const meta = { actor: 'test' };
+    const outlets: string[] = [];
+    for (let o = 0; o < 12; o++) {
+      const { datatarget_id: id } = await createDatatarget(rt.store, { datatarget_type: 'messages', name: `idle${o}` }, meta);
+      outlets.push((await createOutlet(rt.store, rt.accessDeps.secrets, id, { outlet_type: 'webhook', request: { url: `${receiver.url}/idle${o}`, content: '{(data)}', is_batched: true } }, meta)).outlet_id);
+      await waitForProjection(rt.pool, 'datatargets', (await postMessages(rt.store, id, { messages: [{ o }] }, meta)).position);
+    }
+    const worker = startCli(['outlet-worker'], { DATABASE_URL: rt.db.url, OUTLET_ALLOW_PRIVATE: 'true', OUTLET_POLL_MS: '20', LOG_LEVEL: 'error', MDS_SECRET_KEY: rt.config.secretKey });
+    try {
+      await eventually(async () => expect(await Promise.all(outlets.map((o) => lastDelivered(rt.store, o)))).toEqual(outlets.map(() => 1)), { timeoutMs: 30_000, intervalMs: 50 });
+      // Every outlet delivered and waiting for more; a warning is written on the next tick.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(worker.output()).not.toContain('MaxListenersExceededWarning');
+      expect(receiver.received.filter((r) => r.url.startsWith('/hook/idle'))).toHaveLength(12);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
       await receiver.close();
     }
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import {
   attemptBody,
   closeKeptAliveConnections,
@@ -63,6 +64,9 @@ export class DeliveryWorker {
     private readonly logger: Logger,
   ) {
     this.datatargets = new DatatargetsReadModel(runtime);
+    // Every owned outlet waits on this signal (one listener each, removed after the wait): Node's
+    // warning past ten would call a worker with eleven outlets a leak.
+    setMaxListeners(0, this.abort.signal);
   }
 
   async start(): Promise<void> {
