@@ -42,10 +42,41 @@ function run(script: string): Promise<{ code: number | null; out: string; second
   });
 }
 
+/** The machine's busy share of CPU time over `ms` (from /proc/stat; 0 where there is none). */
+async function busyShare(ms: number): Promise<number> {
+  const sample = () => {
+    try {
+      const [, ...fields] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+      const n = fields.map(Number);
+      return { idle: n[3] + (n[4] ?? 0), total: n.reduce((a, b) => a + b, 0) };
+    } catch {
+      return { idle: 0, total: 0 };
+    }
+  };
+  const a = sample();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = sample();
+  return b.total === a.total ? 0 : 1 - (b.idle - a.idle) / (b.total - a.total);
+}
+
+/**
+ * Between benchmarks: the last one's files written out (`sync`) and the machine quiet (under 10% busy
+ * for two seconds in a row, at most 60 s), so one benchmark's cleanup (a deleted database of millions
+ * of rows, its dirty pages still being written) is not measured as part of the next.
+ */
+async function quiet(): Promise<number> {
+  const started = Date.now();
+  await new Promise((resolve) => spawn('sync', { stdio: 'ignore' }).on('exit', resolve).on('error', resolve));
+  let calm = 0;
+  while (calm < 2 && Date.now() - started < 60_000) calm = (await busyShare(1000)) < 0.1 ? calm + 1 : 0;
+  return Math.round((Date.now() - started) / 1000);
+}
+
 async function main() {
   const sections: string[] = [];
   let failed = 0;
   for (const b of BENCHES) {
+    if (!SMOKE && sections.length > 0) process.stderr.write(`(waited ${await quiet()} s for the machine to be quiet)\n`);
     process.stderr.write(`\n▶ ${b.script} (scenario ${b.scenario})${SMOKE ? ', smoke' : ''}\n`);
     const { code, out, seconds } = await run(b.script);
     if (code !== 0) failed++;
