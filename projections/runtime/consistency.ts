@@ -11,7 +11,9 @@ export class ProjectionTimeoutError extends Error {
 
 /**
  * Read-your-writes: resolves once the live generation of `name` has passed `position` (the position
- * an append returned). Wakes on checkpoint notifications and polls as a fallback.
+ * an append returned). Wakes on checkpoint notifications and polls as a fallback. It listens before
+ * each look at the checkpoint: an announcement that arrives while the look is under way wakes it too
+ * (missed, it left the wait to the poll, a second, for about one write in thirty on an idle machine).
  */
 export async function waitForProjection(
   pool: Pool,
@@ -24,22 +26,34 @@ export async function waitForProjection(
     const { rows } = await pool.query<{ checkpoint: number }>(`SELECT checkpoint FROM mds_projections WHERE name = $1 AND state = 'live'`, [name]);
     return (rows[0]?.checkpoint ?? 0) >= position;
   };
-  while (!(await check())) {
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw new ProjectionTimeoutError(`projection ${name} did not reach position ${position} in time`);
-    await new Promise<void>((resolve) => {
-      const onNotify = (payload: string) => {
-        const [n, p] = payload.split(':');
-        if (n === name && Number(p) >= position) finish();
-      };
-      const finish = () => {
-        clearTimeout(timer);
-        options.notifications?.off('mds_checkpoints', onNotify);
-        resolve();
-      };
-      const timer = setTimeout(finish, Math.min(remaining, options.pollMs ?? (options.notifications ? 1000 : 50)));
-      options.notifications?.on('mds_checkpoints', onNotify);
-    });
+  let heard = false;
+  let wake: (() => void) | undefined;
+  // A building generation announces its checkpoints too: an announcement only says to look again.
+  const onNotify = (payload: string) => {
+    const [n, p] = payload.split(':');
+    if (n !== name || Number(p) < position) return;
+    heard = true;
+    wake?.();
+  };
+  options.notifications?.on('mds_checkpoints', onNotify);
+  try {
+    for (;;) {
+      heard = false;
+      if (await check()) return;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new ProjectionTimeoutError(`projection ${name} did not reach position ${position} in time`);
+      if (heard) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => wake?.(), Math.min(remaining, options.pollMs ?? (options.notifications ? 1000 : 50)));
+        wake = () => {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        };
+      });
+    }
+  } finally {
+    options.notifications?.off('mds_checkpoints', onNotify);
   }
 }
 

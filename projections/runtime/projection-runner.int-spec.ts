@@ -144,6 +144,32 @@ describe('projection runtime', () => {
     await expect(waitForProjection(rt.pool, 'tally', 10, { timeoutMs: 100 })).rejects.toBeInstanceOf(ProjectionTimeoutError);
   });
 
+  it('wakes on an announcement that arrives while it looks at the checkpoint, not at the next poll', async () => {
+    const gen = await createGeneration(rt.pool, rt.projections[0], { onlyIfNone: true });
+    const announced = () => new Promise<void>((resolve) => {
+      const on = (payload: string) => payload === 'tally:7' && (rt.notifications.off('mds_checkpoints', on), resolve());
+      rt.notifications.on('mds_checkpoints', on);
+    });
+    // Its first look reads the checkpoint before it moves, and answers only once the move is announced.
+    let looks = 0;
+    const pool = {
+      query: async (sql: string, params: unknown[]) => {
+        const result = await rt.pool.query(sql, params);
+        if (looks++ === 0) {
+          const heard = announced();
+          await rt.pool.query('SELECT mds_move_checkpoint($1, $2, $3, $4)', ['tally', gen.generation, gen.checkpoint, 7]);
+          await heard;
+        }
+        return result;
+      },
+    };
+    // A poll far longer than the wait allowed: only the announcement can end it in time.
+    const waited = waitForProjection(pool as never, 'tally', 7, { notifications: rt.notifications, pollMs: 120_000, timeoutMs: 120_000 }).then(() => 'woken');
+    const stuck = new Promise((resolve) => setTimeout(() => resolve('left to the poll'), 10_000));
+    expect(await Promise.race([waited, stuck])).toBe('woken');
+    expect(looks).toBe(2);
+  });
+
   it('applies each projection in exactly one of two projector processes, and fails over when it stops', async () => {
     const a = projector();
     const b = projector();
