@@ -52,7 +52,8 @@ describe('where an outlet may point while OUTLET_ALLOW_PRIVATE is off', () => {
     const slow: AddressLookup = () => new Promise(() => undefined);
     const started = Date.now();
     await expect(refusePrivateDestination('https://slow.example/hook', { allowPrivate: false, lookup: slow }, 50)).resolves.toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Ended by its 50 ms limit, not by the lookup (which never answers); the bound leaves a loaded runner room.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('given OUTLET_ALLOW_PRIVATE=true, then any URL passes and DNS is not asked', async () => {
