@@ -33,9 +33,9 @@ export function openDedicatedClient(deps: Pick<RunnerDeps, 'databaseUrl' | 'logg
   client.on('error', (err) => deps.logger?.warn({ err: err.message, role }, 'dedicated connection failed'));
   return client.connect().then(async () => {
     // A lease is held by this connection. Were its process to die mid-statement, PostgreSQL would end
-    // the backend, and free the lease, only when the statement ended (5.6 s under a loaded test run,
-    // ~12 s on CI). Checked every second while a statement runs, it ends within about a second.
-    // PostgreSQL 13 and older refuse the setting and keep their behaviour.
+    // the backend, and free the lease, only when the statement ended. Checked every second while a
+    // statement runs, it ends within about a second. PostgreSQL 13 and older refuse the setting and
+    // keep their behaviour.
     await client.query('SET client_connection_check_interval = 1000').catch(() => undefined);
     // Read models are derived from the durable log and commit their checkpoint with their rows, so a
     // crash can only lose a last few projected pages as a whole, which are then applied again: their

@@ -57,9 +57,10 @@ describe('two API processes and two projectors on one database', () => {
     const projectors: Child[] = [startCli(['projector'], env), startCli(['projector'], env)];
     children.push(...projectors);
     for (const port of ports) await eventually(async () => expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200), { timeoutMs: 60_000, intervalMs: 100 });
-    // The backends holding a projection's lease, one per lease.
+    // The backends holding a projection's lease, one per lease, in this test's database (pg_locks shows
+    // every database of the server, and other test files' projectors hold leases of the same kind).
     const leaseHolders = async () =>
-      (await rt.pool.query<{ pid: number; port: number }>(`SELECT l.pid, a.client_port AS port FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND l.granted AND l.classid = ${0x6d6473} AND l.objsubid = 2`)).rows;
+      (await rt.pool.query<{ pid: number; port: number }>(`SELECT l.pid, a.client_port AS port FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND l.classid = ${0x6d6473} AND l.objsubid = 2`)).rows;
     const holders = async () => (await leaseHolders()).map((r) => r.pid);
     await eventually(async () => expect((await holders()).length).toBe(PROJECTIONS.length), { timeoutMs: 60_000, intervalMs: 50 });
     const token = (await seedUserToken(rt, 'multi-admin', ['admin'])).token;
@@ -111,10 +112,11 @@ describe('two API processes and two projectors on one database', () => {
     );
     const takenAt = timeline[timeline.length - 1].at;
     // The killed projector's backends are those that held a lease before and not at the end. Each goes
-    // when PostgreSQL sees its connection closed, which on a busy runner may wait for the statement it
-    // was running; the promise (docs/guides/operating.md) counts from then: a standby takes the lease
-    // within MDS_LEASE_RETRY_MS. Measured 90-200 ms; the bound leaves a loaded runner ten retries, where
-    // a standby that waited for anything else (a poll of the log, a restart) would not take them at all.
+    // when PostgreSQL sees its connection closed (within about a second, a running statement included:
+    // test/crash/lease-release); the promise (docs/guides/operating.md) counts from then: a standby
+    // takes the lease within MDS_LEASE_RETRY_MS. Measured 80-240 ms; the bound leaves a loaded runner
+    // ten retries, where a standby that waited for anything else (a poll of the log, a restart) would
+    // not take them at all.
     const victims = [...before].filter((pid) => !timeline[timeline.length - 1].pids.includes(pid));
     expect(victims.length).toBeGreaterThan(0);
     const releasedAt = timeline.find((t) => !t.pids.some((pid) => victims.includes(pid)))?.at ?? takenAt;
