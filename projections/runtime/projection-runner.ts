@@ -26,7 +26,7 @@ export interface RunnerDeps {
 const EMPTY_CHECKPOINT_MS = 100;
 
 /** Advisory-lock namespace of projection leases ("mds" in ASCII). */
-const LEASE_NAMESPACE = 0x6d6473;
+export const LEASE_NAMESPACE = 0x6d6473;
 
 export function openDedicatedClient(deps: Pick<RunnerDeps, 'databaseUrl' | 'logger'>, role: string, options: { derivedState?: boolean } = {}): Promise<Client> {
   const client = new Client({ connectionString: deps.databaseUrl, application_name: `mds-${role}` });

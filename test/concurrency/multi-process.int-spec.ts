@@ -4,6 +4,7 @@ import { PROJECTIONS, rebuildProjection } from '#mds/projections';
 import { seedUserToken } from '../support/api';
 import { eventually } from '../support/eventually';
 import { IMPORTS } from '../fixtures/hostile/corpus';
+import { leaseHolders } from '../support/leases';
 import { freePort, startCli } from '../support/processes';
 import { openTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -57,11 +58,7 @@ describe('two API processes and two projectors on one database', () => {
     const projectors: Child[] = [startCli(['projector'], env), startCli(['projector'], env)];
     children.push(...projectors);
     for (const port of ports) await eventually(async () => expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200), { timeoutMs: 60_000, intervalMs: 100 });
-    // The backends holding a projection's lease, one per lease, in this test's database (pg_locks shows
-    // every database of the server, and other test files' projectors hold leases of the same kind).
-    const leaseHolders = async () =>
-      (await rt.pool.query<{ pid: number; port: number }>(`SELECT l.pid, a.client_port AS port FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND l.classid = ${0x6d6473} AND l.objsubid = 2`)).rows;
-    const holders = async () => (await leaseHolders()).map((r) => r.pid);
+    const holders = async () => (await leaseHolders(rt.pool)).map((r) => r.pid);
     await eventually(async () => expect((await holders()).length).toBe(PROJECTIONS.length), { timeoutMs: 60_000, intervalMs: 50 });
     const token = (await seedUserToken(rt, 'multi-admin', ['admin'])).token;
 
@@ -91,7 +88,7 @@ describe('two API processes and two projectors on one database', () => {
     for (let r = 0; r < ROUNDS / 2; r++) await round(r);
 
     // Kill a projector mid-import that holds leases (either may hold them all); the other must take its projections.
-    const held = new Set((await leaseHolders()).map((h) => h.port));
+    const held = new Set((await leaseHolders(rt.pool)).map((h) => h.port));
     const victim = projectors.find((p) => [...localPorts(p.child.pid!)].some((port) => held.has(port)))!;
     expect(victim).toBeDefined();
     const rounds = (async () => {
