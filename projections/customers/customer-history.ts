@@ -47,18 +47,29 @@ export interface FoldedChange {
 }
 
 /**
+ * Where a customer's first change is: the record that made the customer, which its id names
+ * (position * 10000 + n). customer_changes lists every change after it; `id` is SQL for the id.
+ */
+export const CREATION = (id: string) => ({ position: `(${id} / 10000)`, n: `(${id} % 10000)::int` });
+
+/**
  * One customer's changes (by external id), read back from the log and folded: the customers
  * projection lists where each change is (customer_changes: the chunk's position and the record in
- * it), the events are read at those positions, and the merge model (libs/customers) folds them, so
- * each `after` is what the rules make of the change, and the last one equals the read model's row.
- * Changes after `asOf` are left out. Undefined when no customer has the external id now (never had
- * it, or forgotten). The history, the consent history and the export are views of this.
+ * it; the first, CREATION, by the customer's id), the events are read at those positions, and the
+ * merge model (libs/customers) folds them, so each `after` is what the rules make of the change,
+ * and the last one equals the read model's row. Changes after `asOf` are left out. Undefined when
+ * no customer has the external id now (never had it, or forgotten). The history, the consent history and the export are views of this.
  */
 export async function foldCustomer(read: ReadDeps, externalId: string, options: { asOf?: string } = {}): Promise<{ customerId: number; changes: FoldedChange[] } | undefined> {
   const found = await read.pool.query<{ customer_id: string }>(`SELECT customer_id FROM customers WHERE external_id = $1 AND NOT is_forgotten`, [externalId]);
   if (found.rows.length === 0) return undefined;
   const customerId = Number(found.rows[0].customer_id);
-  const { rows } = await read.pool.query<{ position: string; n: number }>(`SELECT position, n FROM customer_changes WHERE customer_id = $1 ORDER BY position, n`, [customerId]);
+  const creation = CREATION('$1::bigint');
+  const { rows } = await read.pool.query<{ position: string; n: number }>(
+    `SELECT position, n FROM (SELECT ${creation.position} AS position, ${creation.n} AS n UNION ALL SELECT position, n FROM customer_changes WHERE customer_id = $1) c
+      ORDER BY position, n`,
+    [customerId],
+  );
   const places = rows.map((r) => ({ position: Number(r.position), n: r.n }));
   const events = await readEventsAt(read.store, places.map((p) => p.position));
   const asOf = options.asOf === undefined ? undefined : Date.parse(options.asOf);

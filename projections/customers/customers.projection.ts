@@ -22,7 +22,8 @@ export const customersProjection: Projection = {
   // 9: forgetting finds the customer's records without reading the log (customer_chunks, customer_changes.ext).
   // 10: customer_changes by position (datasync makes a message of each change of a page).
   // 11: consent_source is about the change: never kept on the customer (the consent history reads it from the log).
-  version: 11,
+  // 12: a customer's first change is named by its id, not listed in customer_changes (created_ext keeps its external id).
+  version: 12,
   eventTypes: [CUSTOMERS_IMPORTED, EVENTS_IMPORTED, DATA_QUERY_ACCEPTED],
   logDataTypes: [CUSTOMERS_IMPORTED],
   batchSize: 20,

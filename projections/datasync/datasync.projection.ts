@@ -6,7 +6,7 @@ import { DATATARGET_CREATED, DATATARGET_DELETED, type DatatargetCreated } from '
 import type { RecordedEvent } from '#mds/event-store';
 import { DATA_QUERY_ACCEPTED, type DataQuery } from '#mds/imports';
 import { SALES_IMPORTED } from '#mds/sales';
-import { applyChange, changeOf, recordStep } from '../customers/customer-history';
+import { applyChange, changeOf, CREATION, recordStep } from '../customers/customer-history';
 import { customerMessage } from './customer-message';
 import { OUTLETS_CHANNEL } from '../datatargets/datatargets.projection';
 import { linkedEventSql } from '../events/events.queries';
@@ -19,12 +19,12 @@ type Datatype = DataQuery['datatype'];
 
 /**
  * The read models each datatype's messages are made from, each at least at the version that keeps
- * what is read here: customers 10 (customer_changes by position), products 5, events 3 and sales 4
+ * what is read here: customers 12 (customer_changes by position, creations named by ids), products 5, events 3 and sales 4
  * (the record after each change inside a datasync window); events and sales rows are shown with the
  * products they were linked to.
  */
 const UPSTREAM: Record<Datatype, Record<string, number>> = {
-  customers: { customers: 10 },
+  customers: { customers: 12 },
   products: { products: 5 },
   events: { events: 3, products: 5 },
   sales: { sales: 4, products: 5 },
@@ -160,8 +160,14 @@ async function insertMessages(tx: ProjectionTx, datatype: Datatype, source: stri
  * since, or ever). The copies are kept for the next page.
  */
 async function customerChanges(page: RecordedEvent[], tx: ProjectionTx): Promise<Change[]> {
+  // The customers made in the page (their ids name their first changes: CREATION) and the changes listed.
   const { rows } = await tx.query<{ customer_id: string; position: string; n: number }>(
-    'SELECT customer_id, position, n FROM customer_changes WHERE position = ANY ($1::bigint[]) ORDER BY position, n, customer_id',
+    `SELECT customer_id, position, n FROM (
+       SELECT customer_id, position, n FROM customer_changes WHERE position = ANY ($1::bigint[])
+       UNION ALL
+       SELECT c.customer_id, p.position, ${CREATION('c.customer_id').n} FROM unnest($1::bigint[]) AS p(position)
+         JOIN customers c ON c.customer_id > p.position * 10000 AND c.customer_id < (p.position + 1) * 10000) x
+     ORDER BY position, n, customer_id`,
     [page.map((e) => e.position)],
   );
   if (rows.length === 0) return [];
@@ -169,10 +175,13 @@ async function customerChanges(page: RecordedEvent[], tx: ProjectionTx): Promise
   const ids = [...new Set(changes.map((c) => c.customerId))];
   const start = page[0].position;
   // Each customer's last change before the page, and the copy kept of it.
+  const creation = CREATION('i.id');
   const { rows: kept } = await tx.query<{ customer_id: string; prior: string | null; prior_n: number | null; position: string | null; n: number | null; state: model.Customer | null }>(
     `SELECT i.id AS customer_id, p.position AS prior, p.n AS prior_n, d.position, d.n, d.state
        FROM unnest($1::bigint[]) AS i(id)
-       LEFT JOIN LATERAL (SELECT position, n FROM customer_changes WHERE customer_id = i.id AND position < $2 ORDER BY position DESC, n DESC LIMIT 1) p ON true
+       LEFT JOIN LATERAL (SELECT position, n FROM (
+           (SELECT position, n FROM customer_changes WHERE customer_id = i.id AND position < $2 ORDER BY position DESC, n DESC LIMIT 1)
+           UNION ALL SELECT ${creation.position}, ${creation.n} WHERE ${creation.position} < $2) x ORDER BY position DESC, n DESC LIMIT 1) p ON true
        LEFT JOIN datasync_customers d ON d.customer_id = i.id`,
     [ids, start],
   );
@@ -185,7 +194,10 @@ async function customerChanges(page: RecordedEvent[], tx: ProjectionTx): Promise
     else unseen.push(id);
   }
   const { rows: history } = unseen.length === 0 ? { rows: [] } : await tx.query<{ customer_id: string; position: string; n: number }>(
-    'SELECT customer_id, position, n FROM customer_changes WHERE customer_id = ANY ($1::bigint[]) AND position < $2 ORDER BY customer_id, position, n',
+    `SELECT customer_id, position, n FROM (
+       SELECT customer_id, position, n FROM customer_changes WHERE customer_id = ANY ($1::bigint[]) AND position < $2
+       UNION ALL SELECT i.id, ${creation.position}, ${creation.n} FROM unnest($1::bigint[]) AS i(id) WHERE ${creation.position} < $2) x
+     ORDER BY customer_id, position, n`,
     [unseen, start],
   );
   const earlier = history.map((r) => ({ customerId: Number(r.customer_id), position: Number(r.position), n: r.n }));

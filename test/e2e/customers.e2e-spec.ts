@@ -412,20 +412,28 @@ describe('customer merge, set-based against one record at a time', () => {
     expect(live.customers.length).toBeGreaterThan(2);
     // The model (libs/customers customer-merge.model.ts), one record at a time over the chunks the log holds, gives the same.
     let state = customerMergeModel.emptyCustomers();
+    // The external id each record was sent with: a customer keeps its first record's (created_ext), which forgetting reads.
+    const sentWith = new Map<number, string | null>();
     for (let after = 0; ; ) {
       const page = await api.rt.store.readAll({ after, limit: 100, filter: { types: [CUSTOMERS_IMPORTED] } });
       for (const e of page.events) {
         const { records } = e.data as { records: customerMergeModel.CustomerPatch[] };
-        records.forEach((record, i) => (state = customerMergeModel.applyCustomerRecord(state, record, { ord: e.position * 10000 + i + 1, position: e.position, at: new Date(e.createdAt).toISOString() })));
+        records.forEach((record, i) => {
+          sentWith.set(e.position * 10000 + i + 1, typeof record.external_id === 'string' && record.external_id !== '' ? record.external_id : null);
+          state = customerMergeModel.applyCustomerRecord(state, record, { ord: e.position * 10000 + i + 1, position: e.position, at: new Date(e.createdAt).toISOString() });
+        });
       }
       if (page.position === after) break;
       after = page.position;
     }
     const modelled = [...state.customers.values()].sort((a, b) => a.customer_id - b.customer_id);
-    const stored = (await api.rt.pool.query(`SELECT * FROM customers ORDER BY customer_id`)).rows.map((r) => ({
+    const stored = (await api.rt.pool.query(`SELECT * FROM customers ORDER BY customer_id`)).rows.map(({ created_ext, ...r }) => ({
       ...r, customer_id: Number(r.customer_id), updated_position: Number(r.updated_position), created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
     }));
     expect(stored).toEqual(modelled);
+    const createdExt = (await api.rt.pool.query(`SELECT customer_id::float8 AS id, created_ext FROM customers ORDER BY customer_id`)).rows;
+    expect(createdExt.filter((r) => r.created_ext !== null).length).toBeGreaterThan(0);
+    expect(createdExt).toEqual(createdExt.map((r) => ({ id: r.id, created_ext: sentWith.get(r.id) })));
     const forgotten = (await api.rt.pool.query(`SELECT kind, hash, customer_id::float8 AS customer_id FROM forgotten_identifiers ORDER BY 1, 2`)).rows;
     expect(forgotten).toEqual([...state.forgotten.values()].sort((a, b) => (a.kind + a.hash < b.kind + b.hash ? -1 : 1)));
     expect(live.customers.filter((c) => c.includes('"tags"')).length).toBeGreaterThan(0);

@@ -151,11 +151,13 @@ async function applyInOrder(tx: ProjectionTx): Promise<void> {
 async function applyOwnRepeats(tx: ProjectionTx): Promise<void> {
   await tx.query(OWN_REPEATS);
   // Each merged record is still a change of its customer's history (the one the first of them finds
-  // or makes): logged here, since the merged record stands for them all in the wave.
+  // or makes): logged here, since the merged record stands for them all in the wave. The first of
+  // them, when it makes the customer, is named by the customer's id instead (see waveStatements).
   await tx.query(`WITH gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM own WHERE plain) RETURNING cb.*),
     firsts AS (SELECT own.who, min(ord) AS ord, (array_agg(target ORDER BY ord))[1] AS target FROM gone JOIN own USING (ord) GROUP BY own.who),
     logged AS (INSERT INTO customer_changes (customer_id, position, n, ext)
-               SELECT coalesce(f.target, f.ord), gone.position, (gone.ord - gone.position * 10000)::int, gone.ext FROM gone JOIN own USING (ord) JOIN firsts f ON f.who = own.who)
+               SELECT coalesce(f.target, f.ord), gone.position, (gone.ord - gone.position * 10000)::int, gone.ext FROM gone JOIN own USING (ord) JOIN firsts f ON f.who = own.who
+                WHERE f.target IS NOT NULL OR gone.ord <> f.ord)
     INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target, logged)
     SELECT ord, position, at, rec, ext, ${PHONE_OF('rec')}, ${EMAIL_OF('rec')}, NULL, false, NULL, NULL, first_at, target, true
       FROM (SELECT min(ord) AS ord, max(position) AS position, (array_agg(at ORDER BY ord DESC))[1] AS at, jsonb_merge_agg(rec ORDER BY ord) AS rec,

@@ -107,12 +107,13 @@ export const NEEDS_MERGE = (rec: string) =>
 
 export function waveStatements(wave: string): { changes: string; forgetting: string; update: string; insert: string } {
   return {
-    // Each record that changes a customer (found and not forgotten, or a new one) is a change of that
-    // customer's history: where it is in the log. Before the update, which may forget the customer.
+    // Each record that changes a customer it found (not forgotten) is a change of that customer's
+    // history: where it is in the log. Before the update, which may forget the customer. A record that
+    // makes a customer is not listed: the new customer's id names it (CREATION in customer-history.ts).
     changes: `INSERT INTO customer_changes (customer_id, position, n, ext)
-      SELECT coalesce(w.target, w.ord), w.position, (w.ord - w.position * 10000)::int, w.ext
-        FROM ${wave} w LEFT JOIN customers c ON c.customer_id = w.target
-       WHERE NOT w.logged AND ((w.target IS NULL AND NOT w.rec ? '$no_create') OR (w.target IS NOT NULL AND NOT c.is_forgotten))`,
+      SELECT w.target, w.position, (w.ord - w.position * 10000)::int, w.ext
+        FROM ${wave} w JOIN customers c ON c.customer_id = w.target
+       WHERE NOT w.logged AND NOT c.is_forgotten`,
     // Forgetting: remember the hashes of every identifier the customer had or is sent with, and whose
     // they were (the customer found, or the one the insert below makes with the record's ord), so what
     // named them (a sale, a campaign event) still belongs to that customer, whose row stays, empty.
@@ -137,13 +138,13 @@ export function waveStatements(wave: string): { changes: string; forgetting: str
               FROM ${wave} w JOIN customers c2 ON c2.customer_id = w.target WHERE w.target IS NOT NULL AND NOT c2.is_forgotten OFFSET 0) u
      WHERE c.customer_id = u.target`,
     // A new customer's data is the record itself (less the matching aids) unless it needs customer_merge.
-    insert: `INSERT INTO customers (customer_id, external_id, phone, email, data, is_deleted, is_forgotten, created_at, updated_at, updated_position)
+    insert: `INSERT INTO customers (customer_id, external_id, phone, email, data, is_deleted, is_forgotten, created_at, updated_at, updated_position, created_ext)
     SELECT w.ord,
            CASE WHEN forget THEN NULL ELSE merged->>'external_id' END,
            CASE WHEN forget THEN NULL ELSE w.phone END,
            CASE WHEN forget THEN NULL ELSE lower(merged->>'email') END,
            CASE WHEN forget THEN '{"is_forgotten": true}'::jsonb ELSE merged END,
-           coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.first_at, w.at, w.position
+           coalesce((w.rec->>'is_deleted')::boolean, false), forget, w.first_at, w.at, w.position, w.ext
       FROM (SELECT ${wave}.*, CASE WHEN merge THEN customer_merge('{}'::jsonb, rec) ELSE rec - ARRAY['$phone', '$token', '$no_create'] END AS merged,
                    coalesce((rec->>'is_forgotten')::boolean, false) AS forget
               FROM ${wave} WHERE target IS NULL AND NOT rec ? '$no_create' OFFSET 0) w`,
