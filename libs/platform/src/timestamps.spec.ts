@@ -28,6 +28,31 @@ describe('timestamps in answers', () => {
   });
 });
 
+describe('timestamps in answers, looked for by their T', () => {
+  // What the expression alone makes of the text, without the look for a T that might start one.
+  const TIMESTAMP = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?!\.\d{6}Z")(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})"/g;
+  const byExpression = (text: string) => text.replace(TIMESTAMP, (_m, base: string, fraction: string | undefined, zone: string) => `"${fixTimestamp(`${base}${fraction ? `.${fraction}` : ''}${zone}`)}"`);
+
+  it('given a page whose timestamps are all in form, when fixed, then it is the same text', () => {
+    const page = JSON.stringify({ results: Array.from({ length: 50 }, (_, i) => ({ id: i, Title: 'Tea', updated_at: '2026-03-01T09:30:00.123456Z', note: 'Tea at 2026-03-01T09:30:00Z' })) });
+    expect(fixTimestampsInJson(page)).toBe(page);
+  });
+
+  it('given texts made of timestamp-like pieces, when fixed, then each is what the expression alone makes of it', () => {
+    const pieces = ['"2026-03-01T09:30:00', '"2026-03-01T09:30:00.123456Z"', '.123456', '.5', 'Z', 'Z"', '+02:00"', '"', 'T', 'x', '\\"', '2026-03-01', ':'];
+    let seed = 20261127;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    let changed = 0;
+    for (let n = 0; n < 3000; n++) {
+      const text = Array.from({ length: 4 + Math.floor(next() * 30) }, () => pieces[Math.floor(next() * pieces.length)]).join('');
+      const expected = byExpression(text);
+      if (expected !== text) changed++;
+      expect([text, fixTimestampsInJson(text)]).toEqual([text, expected]);
+    }
+    expect(changed).toBeGreaterThan(50);
+  });
+});
+
 describe('answerTimestamp', () => {
   it('gives a moment in the answers\' form, from a Date, its text or its milliseconds', () => {
     const at = Date.UTC(2026, 2, 1, 9, 30, 0, 120);
