@@ -204,3 +204,23 @@ describe('HTTP platform (real HTTP on loopback)', () => {
     for (const secret of [token, 'jane.doe', '31612345678']) expect(logged).not.toContain(secret);
   });
 });
+
+describe('request log lines above the info level', () => {
+  let api: TestApi;
+
+  beforeAll(async () => {
+    api = await startTestApi({ contexts: [ProbeModule], config: { logLevel: 'warn' } });
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('writes no line for an answered request, and an error line, with its redacted URL, for a 500', async () => {
+    const { token } = await seedUserToken(api.rt, 'warn-admin', ['admin']);
+    expect((await fetch(`${api.base}/health`)).status).toBe(200);
+    expect((await fetch(`${api.base}/api/probe/explode/?access-token=mds_supersecretvalue`)).status).toBe(401);
+    expect((await fetch(`${api.base}/api/probe/explode/?access-token=${token}`, { headers: { 'x-request-id': 'req-warn-500' } })).status).toBe(500);
+    const lines = api.rt.logLines.filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([expect.objectContaining({ level: 'error', status: 500, reqId: 'req-warn-500', url: '/api/probe/explode/?access-token=[REDACTED]' })]);
+  });
+});

@@ -126,6 +126,8 @@ export async function createApiApp(runtime: Runtime, contexts: ApiContextModules
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    // Not built when it would not be written (LOG_LEVEL above info): redacting the URL is most of it.
+    if (reply.statusCode < 500 && !logger.isLevelEnabled('info')) return;
     const line = { reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
     if (reply.statusCode >= 500) logger.error(line, 'request');
     else logger.info(line, 'request');
