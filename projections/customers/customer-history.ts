@@ -53,23 +53,29 @@ export interface FoldedChange {
 export const CREATION = (id: string) => ({ position: `(${id} / 10000)`, n: `(${id} % 10000)::int` });
 
 /**
+ * SQL of every change of the customers `ids` (SQL giving a column of customer ids) as rows
+ * (customer_id, position, n, ext): the first, which each id names, with the external id it was sent
+ * with (created_ext), and those customer_changes lists.
+ */
+export function changesOf(ids: string): string {
+  const creation = CREATION('c.customer_id');
+  return `SELECT c.customer_id, ${creation.position} AS position, ${creation.n} AS n, c.created_ext AS ext FROM customers c WHERE c.customer_id IN (${ids})
+    UNION ALL SELECT ch.customer_id, ch.position, ch.n, ch.ext FROM customer_changes ch WHERE ch.customer_id IN (${ids})`;
+}
+
+/**
  * One customer's changes (by external id), read back from the log and folded: the customers
- * projection lists where each change is (customer_changes: the chunk's position and the record in
- * it; the first, CREATION, by the customer's id), the events are read at those positions, and the
- * merge model (libs/customers) folds them, so each `after` is what the rules make of the change,
- * and the last one equals the read model's row. Changes after `asOf` are left out. Undefined when
- * no customer has the external id now (never had it, or forgotten). The history, the consent history and the export are views of this.
+ * projection lists where each change is (changesOf: the chunk's position and the record in it), the
+ * events are read at those positions, and the merge model (libs/customers) folds them, so each
+ * `after` is what the rules make of the change, and the last one equals the read model's row.
+ * Changes after `asOf` are left out. Undefined when no customer has the external id now (never had
+ * it, or forgotten). The history, the consent history and the export are views of this.
  */
 export async function foldCustomer(read: ReadDeps, externalId: string, options: { asOf?: string } = {}): Promise<{ customerId: number; changes: FoldedChange[] } | undefined> {
   const found = await read.pool.query<{ customer_id: string }>(`SELECT customer_id FROM customers WHERE external_id = $1 AND NOT is_forgotten`, [externalId]);
   if (found.rows.length === 0) return undefined;
   const customerId = Number(found.rows[0].customer_id);
-  const creation = CREATION('$1::bigint');
-  const { rows } = await read.pool.query<{ position: string; n: number }>(
-    `SELECT position, n FROM (SELECT ${creation.position} AS position, ${creation.n} AS n UNION ALL SELECT position, n FROM customer_changes WHERE customer_id = $1) c
-      ORDER BY position, n`,
-    [customerId],
-  );
+  const { rows } = await read.pool.query<{ position: string; n: number }>(`SELECT position, n FROM (${changesOf('SELECT $1::bigint')}) c ORDER BY position, n`, [customerId]);
   const places = rows.map((r) => ({ position: Number(r.position), n: r.n }));
   const events = await readEventsAt(read.store, places.map((p) => p.position));
   const asOf = options.asOf === undefined ? undefined : Date.parse(options.asOf);

@@ -6,7 +6,7 @@ import { ATTEMPT_EVENT_ID_SQL } from '#mds/datatargets';
 import type { RecordedEvent } from '#mds/event-store';
 import { SALE_PERSONAL_FIELDS, TRANSACTION_PERSONAL_FIELDS } from '#mds/sales';
 import type { ProjectionTx } from '../runtime/projection';
-import { CREATION } from './customer-history';
+import { changesOf } from './customer-history';
 import { EVENT_IDENTITY } from '../campaigns/campaign-stats.sql';
 import { qualified as q, schemasOf as schemasIn } from '../runtime/read-model-schemas';
 
@@ -52,10 +52,7 @@ export async function eraseForgotten(tx: ProjectionTx, events: RecordedEvent[]):
     CREATE TEMP TABLE erase_values (kind text, v text, PRIMARY KEY (kind, v)) ON COMMIT DROP`);
   // The customer's records, by the chunks' event ids, found in the read model (the log may be elsewhere):
   // the one that made the customer (its id names it) and the changes after it.
-  const creation = CREATION('e.customer_id');
-  const changes = `SELECT e.customer_id, ${creation.position} AS position, ${creation.n} AS n, c.created_ext AS ext
-      FROM erasing e JOIN customers c USING (customer_id)
-    UNION ALL SELECT ch.customer_id, ch.position, ch.n, ch.ext FROM customer_changes ch JOIN erasing USING (customer_id)`;
+  const changes = changesOf('SELECT customer_id FROM erasing');
   await tx.query(`INSERT INTO erase_at SELECT DISTINCT k.event_id, ch.n FROM (${changes}) ch JOIN customer_chunks k ON k.position = ch.position WHERE ch.n > 0`);
   // Their external ids (the shop's keys, in the log): datasync messages copy the records with them.
   await tx.query(`INSERT INTO erase_values SELECT DISTINCT 'ext', ch.ext FROM (${changes}) ch WHERE ch.ext IS NOT NULL`);

@@ -6,7 +6,7 @@ import { DATATARGET_CREATED, DATATARGET_DELETED, type DatatargetCreated } from '
 import type { RecordedEvent } from '#mds/event-store';
 import { DATA_QUERY_ACCEPTED, type DataQuery } from '#mds/imports';
 import { SALES_IMPORTED } from '#mds/sales';
-import { applyChange, changeOf, CREATION, recordStep } from '../customers/customer-history';
+import { applyChange, changeOf, changesOf, CREATION, recordStep } from '../customers/customer-history';
 import { customerMessage } from './customer-message';
 import { OUTLETS_CHANNEL } from '../datatargets/datatargets.projection';
 import { linkedEventSql } from '../events/events.queries';
@@ -194,10 +194,7 @@ async function customerChanges(page: RecordedEvent[], tx: ProjectionTx): Promise
     else unseen.push(id);
   }
   const { rows: history } = unseen.length === 0 ? { rows: [] } : await tx.query<{ customer_id: string; position: string; n: number }>(
-    `SELECT customer_id, position, n FROM (
-       SELECT customer_id, position, n FROM customer_changes WHERE customer_id = ANY ($1::bigint[]) AND position < $2
-       UNION ALL SELECT i.id, ${creation.position}, ${creation.n} FROM unnest($1::bigint[]) AS i(id) WHERE ${creation.position} < $2) x
-     ORDER BY customer_id, position, n`,
+    `SELECT customer_id, position, n FROM (${changesOf('SELECT unnest($1::bigint[])')}) x WHERE position < $2 ORDER BY customer_id, position, n`,
     [unseen, start],
   );
   const earlier = history.map((r) => ({ customerId: Number(r.customer_id), position: Number(r.position), n: r.n }));
