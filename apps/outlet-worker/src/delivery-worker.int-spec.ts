@@ -136,10 +136,16 @@ describe('outlet worker: attempts recorded in groups, messages read ahead', () =
     const { position } = await postMessages(rt.store, id, { messages: Array.from({ length: 250 }, (_, j) => ({ n: j + 1 })) }, meta);
     await waitForProjection(rt.pool, 'datatargets', position);
     let reads = 0;
+    const limits: unknown[] = [];
+    const counted = (text: string, values?: unknown[]) => {
+      if (text !== READ_MESSAGES_SQL) return;
+      reads++;
+      limits.push(values?.[2]);
+    };
     const pool = {
       connect: async () => {
         const client = await rt.pool.connect();
-        return { query: (text: string, values?: unknown[]) => ((reads += text === READ_MESSAGES_SQL ? 1 : 0), client.query(text, values)), release: (err?: Error) => client.release(err) };
+        return { query: (text: string, values?: unknown[]) => (counted(text, values), client.query(text, values)), release: (err?: Error) => client.release(err) };
       },
     } as unknown as typeof rt.pool;
     const reader = new MessageReader(new DatatargetsReadModel({ pool }), id);
@@ -149,6 +155,8 @@ describe('outlet worker: attempts recorded in groups, messages read ahead', () =
     const first = await reader.batch(0, 20);
     expect(numbers(first)).toEqual(range(1, 20));
     expect(first.readAhead).toBe(false);
+    // The first read takes that batch alone, so it goes out at once; reading ahead starts beside it.
+    expect(limits[0]).toBe(20);
     // A retry of a failed batch: the same messages, from what was read.
     const retry = await reader.batch(0, 20);
     expect(numbers(retry)).toEqual(range(1, 20));
@@ -162,7 +170,9 @@ describe('outlet worker: attempts recorded in groups, messages read ahead', () =
     // 250 messages in batches of 20 took a few reads of up to 200, not one per batch.
     expect(reads).toBeGreaterThan(0);
     expect(reads).toBeLessThanOrEqual(5);
-    // A rewind (delivery moved back) reads afresh from there.
+    expect(limits).toContain(200);
+    // A rewind (delivery moved back) reads afresh from there, one batch first.
     expect(numbers(await reader.batch(99, 20))).toEqual(range(100, 119));
+    expect(limits[reads - 1]).toBe(20);
   });
 });

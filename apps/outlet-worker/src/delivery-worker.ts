@@ -180,14 +180,21 @@ export class DeliveryWorker {
    */
   private async deliverOutlet(outletId: string, datatargetId: string): Promise<void> {
     const signal = this.abort.signal;
-    let known: { state: OutletState } | undefined;
-    let log: AttemptLog | undefined;
     const messages = new MessageReader(this.datatargets, datatargetId);
-    // Sent in the webhook-datatype header; a datatarget's datatype never changes.
-    const datatype = ((await this.datatargets.datatarget(datatargetId))?.datatype as string | undefined) ?? null;
+    // The datatype (sent in the webhook-datatype header; a datatarget's never changes), the definition
+    // and the state in the outlet's stream, read together: three round trips before the first batch.
+    const onRecorded = (n: number) => (this.delivered += n);
+    const [datatarget, firstOutlet, opened] = await Promise.all([
+      this.datatargets.datatarget(datatargetId),
+      this.datatargets.outlet(datatargetId, outletId),
+      openAttemptLog(this.runtime.store, outletId, onRecorded),
+    ]);
+    const datatype = (datatarget?.datatype as string | undefined) ?? null;
+    let known: { state: OutletState } | undefined = { state: opened.state };
+    let log: AttemptLog | undefined = opened.log;
     try {
-      let outlet: Awaited<ReturnType<DatatargetsReadModel['outlet']>>;
-      let outletReadAt = 0;
+      let outlet = firstOutlet;
+      let outletReadAt = Date.now();
       while (!signal.aborted) {
         if (log?.conflicted) known = undefined;
         // The definition is read again at least every second (and after every wait): changes apply that fast.
@@ -197,9 +204,9 @@ export class DeliveryWorker {
         }
         if (!known || !log) {
           await log?.drain();
-          const opened = await openAttemptLog(this.runtime.store, outletId, (n) => (this.delivered += n));
-          known = { state: opened.state };
-          log = opened.log;
+          const reopened = await openAttemptLog(this.runtime.store, outletId, onRecorded);
+          known = { state: reopened.state };
+          log = reopened.log;
         }
         const { state } = known;
         if (!outlet || state.paused !== null || outlet.datatargetEnabled === false) return;

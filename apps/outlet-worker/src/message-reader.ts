@@ -4,7 +4,7 @@ export type MessageRow = Awaited<ReturnType<DatatargetsReadModel['messages']>>[n
 
 /**
  * An outlet's messages, read several batches at a time: a batch is cut from what was read, and the
- * next read starts while the last full batch is being sent. A batch that failed is still there for
+ * next read starts while the last full batch is being sent (the first read takes one batch only). A batch that failed is still there for
  * its retry; a rewind or a gap (delivery moved elsewhere) reads afresh.
  */
 export class MessageReader {
@@ -30,7 +30,9 @@ export class MessageReader {
         this.rows.push(...ahead);
         readAhead = true;
       } else {
-        this.rows = await this.datatargets.messages(this.datatargetId, after, chunk);
+        // Read afresh (a first batch, a rewind, a gap): one batch, so it goes out without waiting
+        // for the rest; the read-ahead below starts at once.
+        this.rows = await this.datatargets.messages(this.datatargetId, after, this.rows.length === 0 ? size : chunk);
         readAhead = false;
       }
     }
