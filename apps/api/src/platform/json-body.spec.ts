@@ -30,6 +30,11 @@ describe('request body JSON, checked before parsing', () => {
     expect(jsonProblem(`{${[...many(5000), '"k4999":1'].join(',')}}`)).toBe('The request body has the key "k4999" twice in one object');
     expect(jsonProblem(`{${[...many(40), '"in":{"k0":1}', '"k0":2'].join(',')}}`)).toBe('The request body has the key "k0" twice in one object');
     expect(jsonProblem(`[{${many(40).join(',')}},{${many(40).join(',')}}]`)).toBeUndefined();
+    // Keys as JSON.parse reads them: an escape does not make a repeat another key.
+    expect(jsonProblem('{"ab":1,"a\\u0062":2}')).toBe('The request body has the key "ab" twice in one object');
+    expect(jsonProblem('{"a\\u0062":1,"x":{"ab":1},"ab":2}')).toBe('The request body has the key "ab" twice in one object');
+    expect(jsonProblem(`{${[...many(40), '"k\\u0030":1'].join(',')}}`)).toBe('The request body has the key "k0" twice in one object');
+    expect(jsonProblem('{"a\\u0062":1,"a\\u0063":2,"abc":3}')).toBeUndefined();
     expect(jsonProblem('{"price":1e400}')).toBe('The request body has the number 1e400, which is out of range');
     expect(jsonProblem('{"price":-1e309}')).toMatch(/out of range/);
     expect(jsonProblem('{"price":9007199254740993}')).toMatch(/beyond 2\^53/);

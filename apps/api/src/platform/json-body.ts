@@ -21,16 +21,20 @@ export const MAX_BODY_STRING = 1024 * 1024;
  * Returns the first such problem; malformed text is left to the parser.
  */
 export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | undefined {
-  // One entry per open array (-1) or object (where its keys begin in `names`, which holds the keys of
-  // every open object one after another): a key is compared with its object's earlier keys, and an
-  // object past SMALL_OBJECT keys gets a Set of them (`sets`, beside `open`), so no object costs n².
-  // No Set for the usual small object: a thousand records' keys used to be a thousand Sets of garbage.
+  // One entry per open array (-1) or object (where its keys begin in `starts`/`ends`, which hold where
+  // the keys of every open object lie in the text, one after another): a key is compared with its
+  // object's earlier keys where they lie, without a copy of any, and an object past SMALL_OBJECT keys,
+  // or with an escaped key, gets a Set of its keys as JSON.parse reads them (`sets`, beside `open`),
+  // so no object costs n². The usual small object costs no garbage at all: a thousand records' keys
+  // used to be a thousand Sets, then thirteen thousand strings.
   const open: number[] = [];
-  const names: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
   const sets: Array<Set<string> | undefined> = [];
-  // Beside it, the key each open object is the value of (constructor.prototype), and the last key read.
-  const parentKeys: Array<string | undefined> = [];
-  let lastKey: string | undefined;
+  // Beside it, whether each open object is the value of a "constructor" key (constructor.prototype),
+  // and whether the last key read was one.
+  const inConstructor: boolean[] = [];
+  let lastWasConstructor = false;
   // The next backslash at or after where the search was: found once per backslash, not once per string.
   let backslash = -2;
   for (let i = 0; i < text.length; i++) {
@@ -58,37 +62,44 @@ export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | u
         let j = end + 1;
         while (j < text.length && isSpace(text.charCodeAt(j))) j++;
         if (text.charCodeAt(j) === 0x3a) {
-          const key = text.slice(start, end);
+          // JSON.parse reads escapes in keys too: "\u005f_proto__" is __proto__, "a\u0062" is "ab".
+          const escaped = backslash !== -1 && backslash < end;
           const depth = open.length - 1;
-          const set = sets[depth];
-          if (set ? set.has(key) : names.indexOf(key, keys) !== -1) return `The request body has the key ${JSON.stringify(key).slice(0, 60)} twice in one object`;
-          if (set) set.add(key);
-          else if (names.length - keys >= SMALL_OBJECT) sets[depth] = new Set([...names.slice(keys), key]);
-          names.push(key);
-          // JSON.parse reads escapes in keys too: "\u005f_proto__" is __proto__.
-          lastKey = backslash !== -1 && backslash < end ? keyText(text, start, end) : key;
-          if (lastKey === '__proto__') return 'The request body has the key "__proto__", which would set the prototype of the object it is in: rename it';
-          if (lastKey === 'prototype' && parentKeys[parentKeys.length - 1] === 'constructor') {
+          let set = sets[depth];
+          if (!set && (escaped || starts.length - keys >= SMALL_OBJECT)) {
+            set = sets[depth] = new Set();
+            for (let k = keys; k < starts.length; k++) set.add(keyAt(text, starts[k], ends[k]));
+          }
+          const key = set ? keyAt(text, start, end) : undefined;
+          if (set ? set.has(key!) : repeated(text, start, end, starts, ends, keys)) {
+            return `The request body has the key ${JSON.stringify(key ?? text.slice(start, end)).slice(0, 60)} twice in one object`;
+          }
+          set?.add(key!);
+          starts.push(start);
+          ends.push(end);
+          if (isKey(text, start, end, key, '__proto__')) return 'The request body has the key "__proto__", which would set the prototype of the object it is in: rename it';
+          if (inConstructor[inConstructor.length - 1] && isKey(text, start, end, key, 'prototype')) {
             return 'The request body has a "prototype" key in a "constructor" object (constructor.prototype), which could reach a prototype: rename it';
           }
+          lastWasConstructor = isKey(text, start, end, key, 'constructor');
         }
       }
       i = end;
     } else if (c === 0x7b) {
-      parentKeys.push(open.length > 0 && open[open.length - 1] !== -1 ? lastKey : undefined);
-      open.push(names.length);
+      inConstructor.push(open.length > 0 && open[open.length - 1] !== -1 && lastWasConstructor);
+      open.push(starts.length);
       sets.push(undefined);
       if (open.length > maxDepth) return `The request body nests arrays and objects deeper than ${maxDepth} levels`;
     } else if (c === 0x5b) {
-      parentKeys.push(undefined);
+      inConstructor.push(false);
       open.push(-1);
       sets.push(undefined);
       if (open.length > maxDepth) return `The request body nests arrays and objects deeper than ${maxDepth} levels`;
     } else if (c === 0x5d || c === 0x7d) {
       const from = open.pop();
-      if (from !== undefined && from !== -1) names.length = from;
+      if (from !== undefined && from !== -1) starts.length = ends.length = from;
       sets.pop();
-      parentKeys.pop();
+      inConstructor.pop();
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let end = i + 1;
       let exponent = false;
@@ -111,6 +122,35 @@ export function jsonProblem(text: string, maxDepth = MAX_BODY_DEPTH): string | u
 
 /** A number literal whose digits are all zero, with a minus sign: `-0`, `-0.00`, `-0e5`, `-0.0E-3`. */
 const NEGATIVE_ZERO = /^-0(?:\.0+)?(?:[eE][+-]?\d+)?$/;
+/** Whether the key text[start, end), written without escapes, is one of the keys at starts/ends from `from` on (compared where they lie). */
+function repeated(text: string, start: number, end: number, starts: number[], ends: number[], from: number): boolean {
+  const length = end - start;
+  for (let k = from; k < starts.length; k++) {
+    const other = starts[k];
+    if (ends[k] - other !== length) continue;
+    let same = true;
+    for (let n = 0; n < length; n++) {
+      if (text.charCodeAt(start + n) !== text.charCodeAt(other + n)) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return true;
+  }
+  return false;
+}
+
+/** The key text[start, end) as JSON.parse reads it. */
+function keyAt(text: string, start: number, end: number): string {
+  const raw = text.slice(start, end);
+  return raw.includes('\\') ? keyText(text, start, end) : raw;
+}
+
+/** Whether the key at text[start, end) is `name`: `key` when it was read already (it may have escapes), else compared where it lies. */
+function isKey(text: string, start: number, end: number, key: string | undefined, name: string): boolean {
+  return key !== undefined ? key === name : end - start === name.length && text.startsWith(name, start);
+}
+
 /** The key text[start, end) with its escapes read as JSON.parse reads them (as written, if they are malformed: the parser says so). */
 function keyText(text: string, start: number, end: number): string {
   try {
