@@ -177,7 +177,7 @@ async function waveShape(tx: ProjectionTx, relaxed: boolean, table = 'cb'): Prom
   return rows[0];
 }
 
-/** What the applying statements may skip: updates when no record has a customer yet, forgetting when none forgets. */
+/** What the applying statements may skip: changes and updates when no record has a customer yet, forgetting when none forgets. */
 interface WaveShape {
   remaining: number;
   targets: number;
@@ -188,7 +188,8 @@ interface WaveShape {
 
 async function applyWave(tx: ProjectionTx, wave: 'cb' | 'wave', shape: WaveShape): Promise<void> {
   const sql = waveStatements(wave);
-  await queryByIndex(tx, sql.changes);
+  // Changes are of customers found (a new customer's id names its first change): none without targets.
+  if (shape.targets > 0) await queryByIndex(tx, sql.changes);
   if (shape.forgetting > 0) await queryByIndex(tx, sql.forgetting);
   if (shape.targets > 0) await queryByIndex(tx, sql.update);
   await tx.query(sql.insert);
