@@ -39,6 +39,15 @@ describe('lenient coercion', () => {
     expect(() => coerceList({ a: 1 })).toThrow(/list/);
   });
 
+  it('keeps each list item once, in the order first sent, however long the list', () => {
+    // Past 16 distinct items the repeats are found another way: the same list either way.
+    const items = Array.from({ length: 40 }, (_, i) => `t${i % 25}`);
+    const expected = Array.from({ length: 25 }, (_, i) => `t${i}`);
+    expect(coerceList(items)).toEqual(expected);
+    expect(coerceList([' b ', 'a', 'b', '', 'a ', 3, '3'])).toEqual(['b', 'a', '3']);
+    expect(() => coerceList(['a', null, 'b'])).toThrow(/item 1 is empty/);
+  });
+
   it('keeps strings, stringifies numbers, caps length', () => {
     expect(coerceString(12)).toBe('12');
     expect(coerceString(null)).toBeUndefined();

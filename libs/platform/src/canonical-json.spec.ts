@@ -13,6 +13,12 @@ describe('canonicalJson', () => {
     expect(canonicalJson(sorted)).toBe(JSON.stringify(sorted));
   });
 
+  it('writes own keys only, whatever an object inherits', () => {
+    const inherits = (proto: object, own: Record<string, unknown>) => Object.assign(Object.create(proto) as Record<string, unknown>, own);
+    expect(canonicalJson(inherits({ z: 0 }, { b: 1, a: 2 }))).toBe('{"a":2,"b":1}');
+    expect(canonicalJson([inherits({ a: 0 }, { b: 1, c: 2 }), inherits({ c: 0 }, { a: 1 })])).toBe('[{"b":1,"c":2},{"a":1}]');
+  });
+
   it('writes what toJSON gives, and null for nothing', () => {
     expect(canonicalJson({ b: new Date('2026-03-01T00:00:00Z'), a: 1 })).toBe('{"a":1,"b":"2026-03-01T00:00:00.000Z"}');
     expect(canonicalJson([{ b: 1, a: undefined }])).toBe('[{"b":1}]');

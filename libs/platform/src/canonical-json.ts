@@ -19,8 +19,11 @@ function inOrder(value: unknown): boolean {
     return true;
   }
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  // for-in, not Object.keys: no array of keys per object (an import's list has one object per
+  // record). It lists own keys first, in the order JSON.stringify writes them; an inherited
+  // enumerable key can only make this answer false, which takes the sorting path.
   let previous: string | undefined;
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
     if (previous !== undefined && previous > key) return false;
     previous = key;
     if (!inOrder((value as Record<string, unknown>)[key])) return false;
