@@ -29,17 +29,29 @@ describe('timestamps in answers', () => {
 });
 
 describe('timestamps in answers, looked for by their T', () => {
-  // What the expression alone makes of the text, without the look for a T that might start one.
+  // What the expression alone makes of the text (the way answers were fixed before the scan by T), each
+  // timestamp converted by Date as the service converts it.
   const TIMESTAMP = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?!\.\d{6}Z")(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})"/g;
-  const byExpression = (text: string) => text.replace(TIMESTAMP, (_m, base: string, fraction: string | undefined, zone: string) => `"${fixTimestamp(`${base}${fraction ? `.${fraction}` : ''}${zone}`)}"`);
+  const converted = (base: string, fraction: string | undefined, zone: string) => {
+    const micro = (fraction ?? '').padEnd(6, '0').slice(0, 6);
+    const utc = Date.parse(`${base}${zone}`);
+    return zone === 'Z' ? `${base}.${micro}Z` : Number.isNaN(utc) ? `${base}.${micro}${zone}` : `${new Date(utc).toISOString().slice(0, 19)}.${micro}Z`;
+  };
+  const byExpression = (text: string) => text.replace(TIMESTAMP, (_m, base: string, fraction: string | undefined, zone: string) => `"${converted(base, fraction, zone)}"`);
 
   it('given a page whose timestamps are all in form, when fixed, then it is the same text', () => {
     const page = JSON.stringify({ results: Array.from({ length: 50 }, (_, i) => ({ id: i, Title: 'Tea', updated_at: '2026-03-01T09:30:00.123456Z', note: 'Tea at 2026-03-01T09:30:00Z' })) });
     expect(fixTimestampsInJson(page)).toBe(page);
   });
 
+  it('given a timestamp\'s closing quote that could open another, when fixed, then only the first is rewritten, as the expression does', () => {
+    const text = '"2026-03-01T09:30:00Z"2026-03-01T09:30:00Z"';
+    expect(fixTimestampsInJson(text)).toBe('"2026-03-01T09:30:00.000000Z"2026-03-01T09:30:00Z"');
+    expect(fixTimestampsInJson(text)).toBe(byExpression(text));
+  });
+
   it('given texts made of timestamp-like pieces, when fixed, then each is what the expression alone makes of it', () => {
-    const pieces = ['"2026-03-01T09:30:00', '"2026-03-01T09:30:00.123456Z"', '.123456', '.5', 'Z', 'Z"', '+02:00"', '"', 'T', 'x', '\\"', '2026-03-01', ':'];
+    const pieces = ['"2026-03-01T09:30:00', '"2026-03-01T09:30:00.123456Z"', '.123456', '.5', '.1234567', '.123456789', '.1234567890', '.', 'Z', 'Z"', '+02:00"', '-05:30"', '+2:00"', '"', 'T', 'x', '\\"', '2026-03-01', '2026-03-01T09:30:00', ':', '7'];
     let seed = 20261127;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let changed = 0;

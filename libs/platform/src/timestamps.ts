@@ -4,9 +4,6 @@
  * and integrations give microseconds, so every other timestamp is padded to them. Dates (`2026-03-01`)
  * are left as they are.
  */
-// Those already in the answers' form (six fraction digits and Z, as the read models' SQL writes them) are not
-// matched: a page of 10,000 records then costs ~3 ms here instead of ~30 (a callback per timestamp).
-const TIMESTAMP = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?!\.\d{6}Z")(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})"/g;
 
 /** One timestamp in the answers' form (`base` to the second, `fraction` its digits, `zone` Z or ±hh:mm). */
 function fixed(base: string, fraction: string | undefined, zone: string): string {
@@ -16,28 +13,72 @@ function fixed(base: string, fraction: string | undefined, zone: string): string
   return Number.isNaN(utc) ? `${base}.${micro}${zone}` : `${new Date(utc).toISOString().slice(0, 19)}.${micro}Z`;
 }
 
-/** The JSON text of an answer with each timestamp string in the answers' form. */
+/**
+ * The JSON text of an answer with each timestamp string in the answers' form: every string that is
+ * `"YYYY-MM-DDThh:mm:ss"`, then an optional fraction of 1 to 9 digits, then `Z` or `±hh:mm`, and is
+ * not in that form already (six digits and Z, as the read models' SQL writes them). What the
+ * expression `"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?!\.\d{6}Z")(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})"`
+ * replaces, scanning from left to right (the tests hold the two to the same text), but found by its
+ * `T`, 11 characters after the opening quote: a search for one character instead of the expression's
+ * look at every quote, and no callback per timestamp. A page of 100 customers whose `date_joined`
+ * was stored as sent (`…T10:00:00Z`) took ~75 µs with the expression.
+ */
 export function fixTimestampsInJson(text: string): string {
-  if (!mayNeedFixing(text)) return text;
-  return text.replace(TIMESTAMP, (_m, base: string, fraction: string | undefined, zone: string) => `"${fixed(base, fraction, zone)}"`);
+  let out = '';
+  let done = 0;
+  for (let t = text.indexOf('T', 11); t !== -1; t = text.indexOf('T', t + 1)) {
+    const quote = t - 11;
+    if (quote < done) continue; // inside the timestamp just fixed
+    // `.ffffffZ"` after the seconds: in the answers' form, or no timestamp at all. The usual case.
+    if (text.charCodeAt(t + 9) === 0x2e && text.charCodeAt(t + 16) === 0x5a && text.charCodeAt(t + 17) === 0x22 && digitsAt(text, t + 10, t + 16)) continue;
+    const end = timestampEnd(text, quote);
+    if (end === -1) continue;
+    const fraction = text.charCodeAt(quote + 20) === 0x2e ? text.slice(quote + 21, zoneAt(text, quote + 21)) : undefined;
+    const zone = text.slice(fraction === undefined ? quote + 20 : quote + 21 + fraction.length, end - 1);
+    out += `${text.slice(done, quote)}"${fixed(text.slice(quote + 1, quote + 20), fraction, zone)}"`;
+    done = end;
+  }
+  return done === 0 ? text : out + text.slice(done);
 }
 
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
-/**
- * Whether TIMESTAMP could match in `text`: a match has its `T` 11 characters after its opening quote,
- * so only the `T`s are looked at (a search for one character, far quicker than the expression's look
- * at every quote), and one that begins a timestamp already in the answers' form is passed over. A
- * page whose timestamps the read models' SQL wrote (most pages) is then not scanned at all.
- */
-function mayNeedFixing(text: string): boolean {
-  for (let t = text.indexOf('T', 11); t !== -1; t = text.indexOf('T', t + 1)) {
-    if (text.charCodeAt(t - 11) !== 0x22 || text.charCodeAt(t - 6) !== 0x2d || text.charCodeAt(t - 3) !== 0x2d) continue;
-    // `hh:mm:ss.ffffffZ"` after it: in form (the expression's look-ahead refuses it); anything else may match.
-    if (text.charCodeAt(t + 3) !== 0x3a || text.charCodeAt(t + 6) !== 0x3a || text.charCodeAt(t + 9) !== 0x2e || text.charCodeAt(t + 16) !== 0x5a || text.charCodeAt(t + 17) !== 0x22) return true;
-    for (let k = t + 10; k < t + 16; k++) if (!isDigit(text.charCodeAt(k))) return true;
+/** Whether text[from, to) is all digits. */
+function digitsAt(text: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (!isDigit(text.charCodeAt(k))) return false;
+  return true;
+}
+
+/** Where the digits starting at `from` end (at most what a fraction may have plus one, which fails the match). */
+function zoneAt(text: string, from: number): number {
+  let k = from;
+  while (k < from + 10 && isDigit(text.charCodeAt(k))) k++;
+  return k;
+}
+
+/** The end (after the closing quote) of a timestamp to fix that opens at `quote`, or -1: none there, or one in form. */
+function timestampEnd(text: string, quote: number): number {
+  // "YYYY-MM-DDThh:mm:ss: the separators first (most T's are not in a timestamp), then the digits.
+  if (text.charCodeAt(quote) !== 0x22 || text.charCodeAt(quote + 5) !== 0x2d || text.charCodeAt(quote + 8) !== 0x2d || text.charCodeAt(quote + 14) !== 0x3a || text.charCodeAt(quote + 17) !== 0x3a) return -1;
+  if (!digitsAt(text, quote + 1, quote + 5) || !digitsAt(text, quote + 6, quote + 8) || !digitsAt(text, quote + 9, quote + 11)) return -1;
+  if (!digitsAt(text, quote + 12, quote + 14) || !digitsAt(text, quote + 15, quote + 17) || !digitsAt(text, quote + 18, quote + 20)) return -1;
+  let k = quote + 20;
+  let digits = -1;
+  if (text.charCodeAt(k) === 0x2e) {
+    const zone = zoneAt(text, k + 1);
+    digits = zone - k - 1;
+    if (digits < 1 || digits > 9) return -1;
+    k = zone;
   }
-  return false;
+  const c = text.charCodeAt(k);
+  if (c === 0x5a) {
+    if (digits === 6) return -1; // in the answers' form already
+    k += 1;
+  } else if (c === 0x2b || c === 0x2d) {
+    if (!isDigit(text.charCodeAt(k + 1)) || !isDigit(text.charCodeAt(k + 2)) || text.charCodeAt(k + 3) !== 0x3a || !isDigit(text.charCodeAt(k + 4)) || !isDigit(text.charCodeAt(k + 5))) return -1;
+    k += 6;
+  } else return -1;
+  return text.charCodeAt(k) === 0x22 ? k + 1 : -1;
 }
 
 const TIMESTAMPS_IN_FORM = Symbol('timestamps in the answers\' form');
