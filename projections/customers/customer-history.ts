@@ -3,6 +3,7 @@ import { CUSTOMERS_IMPORTED, customerMergeModel as model } from '#mds/customers'
 import type { RecordedEvent } from '#mds/event-store';
 import { readEventsAt, type ReadDeps } from '../runtime/read-side';
 import { dataQueryOf } from '../runtime/data-query-sql';
+import { ORD_SPAN } from './merge/merge.sql';
 import { answerTimestamp } from '#mds/platform';
 
 /** What a change did to its customer, as the history names it. */
@@ -48,9 +49,14 @@ export interface FoldedChange {
 
 /**
  * Where a customer's first change is: the record that made the customer, which its id names
- * (position * 10000 + n). customer_changes lists every change after it; `id` is SQL for the id.
+ * (ORD_OF: position × ORD_SPAN + n). customer_changes lists every change after it; `id` is SQL for
+ * the id. `madeIn(position)`: SQL true when the customer was made by a record of the chunk there.
  */
-export const CREATION = (id: string) => ({ position: `(${id} / 10000)`, n: `(${id} % 10000)::int` });
+export const CREATION = (id: string) => ({
+  position: `(${id} / ${ORD_SPAN})`,
+  n: `(${id} % ${ORD_SPAN})::int`,
+  madeIn: (position: string) => `${id} > ${position} * ${ORD_SPAN} AND ${id} < (${position} + 1) * ${ORD_SPAN}`,
+});
 
 /**
  * SQL of every change of the customers `ids` (SQL giving a column of customer ids) as rows

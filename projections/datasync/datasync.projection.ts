@@ -166,7 +166,7 @@ async function customerChanges(page: RecordedEvent[], tx: ProjectionTx): Promise
        SELECT customer_id, position, n FROM customer_changes WHERE position = ANY ($1::bigint[])
        UNION ALL
        SELECT c.customer_id, p.position, ${CREATION('c.customer_id').n} FROM unnest($1::bigint[]) AS p(position)
-         JOIN customers c ON c.customer_id > p.position * 10000 AND c.customer_id < (p.position + 1) * 10000) x
+         JOIN customers c ON ${CREATION('c.customer_id').madeIn('p.position')}) x
      ORDER BY position, n, customer_id`,
     [page.map((e) => e.position)],
   );

@@ -33,9 +33,10 @@ export function fixTimestampsInJson(text: string): string {
     if (text.charCodeAt(t + 9) === 0x2e && text.charCodeAt(t + 16) === 0x5a && text.charCodeAt(t + 17) === 0x22 && digitsAt(text, t + 10, t + 16)) continue;
     const end = timestampEnd(text, quote);
     if (end === -1) continue;
-    const fraction = text.charCodeAt(quote + 20) === 0x2e ? text.slice(quote + 21, zoneAt(text, quote + 21)) : undefined;
-    const zone = text.slice(fraction === undefined ? quote + 20 : quote + 21 + fraction.length, end - 1);
-    out += `${text.slice(done, quote)}"${fixed(text.slice(quote + 1, quote + 20), fraction, zone)}"`;
+    // The zone is `Z` or `±hh:mm` before the closing quote; a fraction, if any, lies before it.
+    const zone = text.charCodeAt(end - 2) === 0x5a ? end - 2 : end - 7;
+    const fraction = text.charCodeAt(quote + 20) === 0x2e ? text.slice(quote + 21, zone) : undefined;
+    out += `${text.slice(done, quote)}"${fixed(text.slice(quote + 1, quote + 20), fraction, text.slice(zone, end - 1))}"`;
     done = end;
   }
   return done === 0 ? text : out + text.slice(done);

@@ -2,7 +2,7 @@ import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type E
 import type { RecordedEvent } from '#mds/event-store';
 import { dataOf, pageRecords, queryByIndex, type ProjectionTx } from '../../runtime/projection';
 import { eraseForgotten } from '../erasure';
-import { DISTINCT_RELAXED, DISTINCT_STRICT, EMAIL_OF, KEPT, NEEDS_MERGE, OWN_REPEATS, PHONE_OF, SET_FREE, TARGET, waveStatements } from './merge.sql';
+import { DISTINCT_RELAXED, DISTINCT_STRICT, EMAIL_OF, KEPT, N_OF, NEEDS_MERGE, ORD_OF, OWN_REPEATS, PHONE_OF, SET_FREE, TARGET, waveStatements } from './merge.sql';
 
 /**
  * The wave engine of the customers merge: a page of chunks goes into a temporary table (cb); then, in
@@ -25,7 +25,7 @@ export async function applyImports(events: RecordedEvent[], tx: ProjectionTx): P
   await tx.query(
     `CREATE TEMP TABLE cb ON COMMIT DROP AS
      SELECT x.*, ${TARGET('x')} AS target FROM (
-       SELECT c.position * 10000 + r.n AS ord, c.position, c.at, ${KEPT('r.rec')} AS rec,
+       SELECT ${ORD_OF('c.position', 'r.n')} AS ord, c.position, c.at, ${KEPT('r.rec')} AS rec,
               nullif(r.rec->>'external_id', '') AS ext, ${PHONE_OF('r.rec')} AS phone, ${EMAIL_OF('r.rec')} AS email,
               coalesce(r.rec->>'$token', nullif(r.rec->>'cb_token', '')) AS token, ${NEEDS_MERGE(KEPT('r.rec'))} AS merge,
               NULL::boolean AS phone_free, NULL::boolean AS email_free, c.at AS first_at, false AS logged
@@ -156,7 +156,7 @@ async function applyOwnRepeats(tx: ProjectionTx): Promise<void> {
   await tx.query(`WITH gone AS (DELETE FROM cb WHERE ord IN (SELECT ord FROM own WHERE plain) RETURNING cb.*),
     firsts AS (SELECT own.who, min(ord) AS ord, (array_agg(target ORDER BY ord))[1] AS target FROM gone JOIN own USING (ord) GROUP BY own.who),
     logged AS (INSERT INTO customer_changes (customer_id, position, n, ext)
-               SELECT coalesce(f.target, f.ord), gone.position, (gone.ord - gone.position * 10000)::int, gone.ext FROM gone JOIN own USING (ord) JOIN firsts f ON f.who = own.who
+               SELECT coalesce(f.target, f.ord), gone.position, ${N_OF('gone.ord', 'gone.position')}, gone.ext FROM gone JOIN own USING (ord) JOIN firsts f ON f.who = own.who
                 WHERE f.target IS NOT NULL OR gone.ord <> f.ord)
     INSERT INTO cb (ord, position, at, rec, ext, phone, email, token, merge, phone_free, email_free, first_at, target, logged)
     SELECT ord, position, at, rec, ext, ${PHONE_OF('rec')}, ${EMAIL_OF('rec')}, NULL, false, NULL, NULL, first_at, target, true

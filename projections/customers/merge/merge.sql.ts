@@ -7,6 +7,16 @@
  */
 
 /**
+ * A staged record's place in the log (`ord`): its chunk's position × ORD_SPAN + its place n in the
+ * chunk (from 1; a chunk holds far fewer records). A customer a record makes takes that place as its
+ * id, so the id names its first change (CREATION in customer-history.ts).
+ */
+export const ORD_SPAN = 10000;
+export const ORD_OF = (position: string, n: string) => `${position} * ${ORD_SPAN} + ${n}`;
+/** The place n in its chunk of the record at `ord`, whose chunk is at `position`. */
+export const N_OF = (ord: string, position: string) => `(${ord} - ${position} * ${ORD_SPAN})::int`;
+
+/**
  * Whether records sharing a phone (or e-mail) must apply one after another: not when every one of them
  * is `free`, that is, has an external_id, forgets nothing, and no customer without an external_id has
  * that phone. Such a record matches by its external_id and otherwise creates a customer (with that
@@ -111,7 +121,7 @@ export function waveStatements(wave: string): { changes: string; forgetting: str
     // history: where it is in the log. Before the update, which may forget the customer. A record that
     // makes a customer is not listed: the new customer's id names it (CREATION in customer-history.ts).
     changes: `INSERT INTO customer_changes (customer_id, position, n, ext)
-      SELECT w.target, w.position, (w.ord - w.position * 10000)::int, w.ext
+      SELECT w.target, w.position, ${N_OF('w.ord', 'w.position')}, w.ext
         FROM ${wave} w JOIN customers c ON c.customer_id = w.target
        WHERE NOT w.logged AND NOT c.is_forgotten`,
     // Forgetting: remember the hashes of every identifier the customer had or is sent with, and whose
