@@ -45,6 +45,10 @@ export const campaignsProjection: Projection = {
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
     if (events.length === 0) return;
+    // Customers, events, sales, products and bulk updates count only once there is an audience: a page
+    // of them before any campaign event changes nothing, and one look says so (it used to wait for the
+    // upstream read models and prepare the work tables first: six round trips a chunk of an import).
+    if (!events.some((e) => STARTS_COUNTING.has(e.type)) && !(await active(tx))) return;
     await waitForUpstream(tx, UPSTREAM, events[events.length - 1].position);
     const of = (type: string) => events.filter((e) => e.type === type);
     // The campaigns to compute again and the persons that moved: tables kept by the connection and
@@ -84,6 +88,9 @@ export const campaignsProjection: Projection = {
     await tx.query('DELETE FROM dirty; DELETE FROM moved');
   },
 };
+
+/** The event types that may change campaign figures while no campaign event is known yet. */
+const STARTS_COUNTING = new Set([CAMPAIGNS_IMPORTED, CAMPAIGN_EVENTS_IMPORTED, SETTINGS_CHANGED]);
 
 const active = async (tx: ProjectionTx) => (await tx.query(`SELECT EXISTS (SELECT 1 FROM campaign_events) AS yes`)).rows[0].yes as boolean;
 
