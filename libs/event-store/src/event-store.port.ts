@@ -93,6 +93,11 @@ export interface ReadAllOptions {
    * An adapter whose log is elsewhere, or a type with upcasters, reads them as `rawDataOf` would.
    */
   inLogOf?: readonly string[];
+  /**
+   * The page's personalEpoch read by the same statement (PersonalDataEventStore asks it of a log in
+   * its own PostgreSQL, sparing a round trip a page); an adapter that cannot leaves it unset.
+   */
+  withPersonalEpoch?: boolean;
 }
 
 export interface ReadAllPage {

@@ -69,4 +69,28 @@ describe('personal-data lists written with their events (log on PostgreSQL)', ()
     const { rows } = await pool.query(`SELECT metadata->>'personal_commitment' AS commitment FROM mds_events WHERE id = $1`, [id]);
     expect(rows[0].commitment).toBe(personalCommitment(first.salt, { records: first.records as Record<string, unknown>[] }));
   });
+
+  it("reads a page's erasure epoch with the page, by the same statement, and leaves it off a page without personal fields", async () => {
+    const stream = `import-${randomUUID()}`;
+    const { position } = await store.append(stream, [chunk('epoch@example.com')], { expectedRevision: 'no_stream' });
+    const statements: string[] = [];
+    const query = pool.query.bind(pool);
+    (pool as { query: unknown }).query = (sql: string, ...rest: unknown[]) => (statements.push(sql), (query as (...a: unknown[]) => unknown)(sql, ...rest));
+    try {
+      const epoch = async () => Number((await query<{ epoch: string }>('SELECT epoch FROM mds_personal_epoch')).rows[0].epoch);
+      const before = await epoch();
+      const page = await store.readAll({ after: position - 1, limit: 1 });
+      expect(page.personalEpoch).toBe(before);
+      // Read by the page's statement (then its lists), not by one of its own.
+      expect(statements.filter((q) => q.includes('mds_personal_epoch'))).toEqual([expect.stringContaining('FROM mds_events')]);
+      expect(statements).toHaveLength(2);
+      // A forgetting moves the epoch; the next page says so.
+      await query('BEGIN; SELECT mds_personal_erasure_begin(); COMMIT');
+      expect((await store.readAll({ after: position - 1, limit: 1 })).personalEpoch).toBe(before + 1);
+      await store.append(`other-${randomUUID()}`, [{ type: 'Other', data: { n: 1 } }]);
+      expect((await store.readAll({ after: position, limit: 1 })).personalEpoch).toBeUndefined();
+    } finally {
+      (pool as { query: unknown }).query = query;
+    }
+  });
 });

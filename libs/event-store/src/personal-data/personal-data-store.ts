@@ -335,7 +335,9 @@ export class PersonalDataEventStore implements EventStore {
   }
 
   async readAll(options?: ReadAllOptions): Promise<ReadAllPage> {
-    return this.mergedPage(await this.inner.readAll(options));
+    // The epoch comes with the page when the log is in this PostgreSQL (see mergedPage).
+    const personal = !options?.filter?.types || options.filter.types.some((t) => this.fields[t]);
+    return this.mergedPage(await this.inner.readAll(personal && this.inner.kind === 'postgres' ? { ...options, withPersonalEpoch: true } : options));
   }
 
   /**
@@ -403,13 +405,14 @@ export class PersonalDataEventStore implements EventStore {
 
   /**
    * A page with its records' personal fields merged back and, when it holds events of a type with
-   * personal fields, the epoch read before any of those fields were: a forgetting that commits after
-   * that is seen by the reader's check (mds_personal_epoch_unchanged). The log's bytes never change,
-   * so a page of other events (delivery attempts, posts) needs no epoch and costs no round trip.
+   * personal fields, the epoch read before any of those fields were (by the page's own statement when
+   * the log is in this PostgreSQL): a forgetting that commits after that is seen by the reader's check
+   * (mds_personal_epoch_unchanged). The log's bytes never change, so a page of other events (delivery
+   * attempts, posts) needs no epoch and costs no round trip.
    */
   private async mergedPage(page: ReadAllPage): Promise<ReadAllPage> {
-    if (!page.events.some((e) => this.fields[e.type])) return page;
-    const epoch = await this.epoch();
+    if (!page.events.some((e) => this.fields[e.type])) return { events: page.events, position: page.position };
+    const epoch = page.personalEpoch ?? (await this.epoch());
     return { ...page, events: await this.merged(page.events), personalEpoch: epoch };
   }
 

@@ -330,10 +330,12 @@ export class PostgresEventStore implements EventStore {
     let columns = COLUMNS.replace(' data,', ` ${data} AS data,`);
     if (rawTypes) columns += `, CASE WHEN type = ANY(${rawTypes}::text[]) THEN data::text END AS raw_data`;
     if (inLogTypes) columns += `, type = ANY(${inLogTypes}::text[]) AS in_log`;
-    // Head and events come from one statement, so one snapshot: the page's position is exact.
-    const { rows } = await this.pool.query<EventRow & { head: number }>(
-      `WITH h AS (SELECT position AS head FROM mds_log_head)
-       SELECT h.head, e.* FROM h LEFT JOIN LATERAL (
+    // Head and events come from one statement, so one snapshot: the page's position is exact (and the
+    // personal-data epoch, when asked, is the one the lists had when the page was read).
+    const epoch = options.withPersonalEpoch ? ', (SELECT epoch FROM mds_personal_epoch) AS personal_epoch' : '';
+    const { rows } = await this.pool.query<EventRow & { head: number; personal_epoch?: string }>(
+      `WITH h AS (SELECT position AS head${epoch} FROM mds_log_head)
+       SELECT h.*, e.* FROM h LEFT JOIN LATERAL (
          SELECT ${columns} FROM mds_events
           WHERE position > $1 ${where}
           ORDER BY position LIMIT $2) e ON true`,
@@ -342,7 +344,7 @@ export class PostgresEventStore implements EventStore {
     const head = rows[0]?.head ?? 0;
     const events = rows.filter((r) => r.position !== null).map((r) => this.toRecorded(r));
     const position = events.length === limit ? events[events.length - 1].position : Math.max(after, head);
-    return { events, position };
+    return options.withPersonalEpoch && rows[0] ? { events, position, personalEpoch: Number(rows[0].personal_epoch) } : { events, position };
   }
 
   private filterSql(filter: EventFilter | undefined, firstParam: number): { where: string; params: unknown[] } {
