@@ -3,9 +3,10 @@ import { EVENTS_IMPORTED } from '#mds/activity';
 import { CUSTOMERS_IMPORTED } from '#mds/customers';
 import { DATA_QUERY_ACCEPTED } from '#mds/imports';
 import { dataQueryOf, forEachRun, matchWhere } from '../runtime/data-query-sql';
+import type { RecordedEvent } from '#mds/event-store';
 import type { Projection } from '../runtime/projection';
 import { CUSTOMERS_QUERY_TABLE } from './customers.queries';
-import { applyImports } from './merge/merge-waves';
+import { applyImports, PAGE_TABLE } from './merge/merge-waves';
 
 /**
  * Customers, merged by identity from customer imports, subscription events (MAIL_/SMS_ SUBSCRIBE and
@@ -31,15 +32,11 @@ export const customersProjection: Projection = {
   tables: ['customers', 'forgotten_identifiers', 'customer_changes', 'customer_chunks'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
-    const chunks = events.filter((e) => e.type === CUSTOMERS_IMPORTED);
-    if (chunks.length > 0) {
-      await tx.query(`INSERT INTO customer_chunks (position, event_id) SELECT * FROM unnest($1::bigint[], $2::uuid[]) ON CONFLICT DO NOTHING`, [
-        chunks.map((e) => e.position),
-        chunks.map((e) => e.id),
-      ]);
-    }
+    // The page's table, and each chunk's event id (forgetting finds its list by it), in one round trip.
+    const lastImport = events.findLastIndex((e) => e.type !== DATA_QUERY_ACCEPTED);
+    if (lastImport >= 0) await tx.query(`${PAGE_TABLE}${chunksOf(events)}`);
     await forEachRun(events, (e) => (e.type === DATA_QUERY_ACCEPTED ? 'query' : 'import'), async (run) => {
-      if (run[0].type !== DATA_QUERY_ACCEPTED) return applyImports(run, tx);
+      if (run[0].type !== DATA_QUERY_ACCEPTED) return applyImports(run, tx, run.at(-1) === events[lastImport]);
       for (const e of run) {
         const query = dataQueryOf(e, 'customers');
         if (!query) continue;
@@ -58,3 +55,16 @@ export const customersProjection: Projection = {
     });
   },
 };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `; INSERT` of the page's customer chunks (position, event id) into customer_chunks, as literals so it shares a query; '' when none. */
+function chunksOf(events: RecordedEvent[]): string {
+  const rows = events
+    .filter((e) => e.type === CUSTOMERS_IMPORTED)
+    .map((e) => {
+      if (!Number.isSafeInteger(e.position) || !UUID.test(e.id)) throw new Error(`not a chunk's position and id: ${e.position}, ${e.id}`);
+      return `(${e.position}, '${e.id}')`;
+    });
+  return rows.length === 0 ? '' : `; INSERT INTO customer_chunks (position, event_id) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`;
+}
