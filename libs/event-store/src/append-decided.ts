@@ -13,7 +13,8 @@ export async function appendDecided(
   maxRetries = 50,
 ): Promise<{ position: number; events: NewEvent[] }> {
   for (let attempt = 0; ; attempt++) {
-    const [last] = await store.readStream(stream, { direction: 'backwards', limit: 1 });
+    // The stream's state is in its last event's kept data: a post's messages are not read for it.
+    const [last] = await store.readStream(stream, { direction: 'backwards', limit: 1, keptOnly: true });
     const events = decide(last);
     try {
       const result = await store.append(stream, events, { expectedRevision: last ? last.revision : 'no_stream' });

@@ -122,6 +122,11 @@ export interface ReadStreamOptions {
   direction?: 'forwards' | 'backwards';
   /** As in ReadAllOptions: only these types need their data (`[]`: none, for a reader after ids). */
   withDataOf?: readonly string[];
+  /**
+   * The events' data as the log holds it, without what is kept apart (PersonalDataEventStore): for a
+   * reader after a stream's state (appendDecided), not its payloads, such as a post's 10,000 messages.
+   */
+  keptOnly?: boolean;
 }
 
 export interface SubscribeOptions {

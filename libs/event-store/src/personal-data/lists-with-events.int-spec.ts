@@ -93,4 +93,21 @@ describe('personal-data lists written with their events (log on PostgreSQL)', ()
       (pool as { query: unknown }).query = query;
     }
   });
+
+  it('reads a stream without what is kept apart when asked for its kept data only, and reads no list for it', async () => {
+    const stream = `import-${randomUUID()}`;
+    await store.append(stream, [chunk('kept.only@example.com')], { expectedRevision: 'no_stream' });
+    const statements: string[] = [];
+    const query = pool.query.bind(pool);
+    (pool as { query: unknown }).query = (sql: string, ...rest: unknown[]) => (statements.push(sql), (query as (...a: unknown[]) => unknown)(sql, ...rest));
+    try {
+      const [kept] = await store.readStream(stream, { direction: 'backwards', limit: 1, keptOnly: true });
+      expect(kept.data).toEqual({ records: [{ external_id: 'kept.only' }] });
+      expect(statements.filter((q) => q.includes('mds_personal_data'))).toEqual([]);
+      const [whole] = await store.readStream(stream, { direction: 'backwards', limit: 1 });
+      expect(whole.data).toEqual({ records: [{ external_id: 'kept.only', email: 'kept.only@example.com' }] });
+    } finally {
+      (pool as { query: unknown }).query = query;
+    }
+  });
 });

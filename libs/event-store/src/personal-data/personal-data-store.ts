@@ -329,6 +329,7 @@ export class PersonalDataEventStore implements EventStore {
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     const events = await this.inner.readStream(stream, options);
+    if (options?.keptOnly) return events;
     // Data not asked for (which EventStoreDB sends anyway) is not merged with its lists, only dropped.
     const wanted = options?.withDataOf;
     return this.merged(wanted ? events.map((e) => (e.data !== null && this.fields[e.type] && !wanted.includes(e.type) ? { ...e, data: null, rawData: undefined } : e)) : events);
