@@ -88,34 +88,36 @@ describe('two API processes and two projectors on one database', () => {
     for (let r = 0; r < ROUNDS / 2; r++) await round(r);
 
     // Kill a projector mid-import that holds leases (either may hold them all); the other must take its projections.
-    const held = new Set((await leaseHolders(rt.pool)).map((h) => h.port));
-    const victim = projectors.find((p) => [...localPorts(p.child.pid!)].some((port) => held.has(port)))!;
-    expect(victim).toBeDefined();
     const rounds = (async () => {
       for (let r = ROUNDS / 2; r < ROUNDS; r++) await round(r);
     })();
-    const before = new Set(await holders());
+    // Its lease-holding backends, read just before the kill (a runner that restarts hands its lease over).
+    const atKill = await leaseHolders(rt.pool);
+    const victim = projectors.find((p) => [...localPorts(p.child.pid!)].some((port) => atKill.some((h) => h.port === port)))!;
+    expect(victim).toBeDefined();
+    const victimPorts = localPorts(victim.child.pid!);
+    const victims = atKill.filter((h) => victimPorts.has(h.port)).map((h) => h.pid);
+    expect(victims.length).toBeGreaterThan(0);
     victim.child.kill('SIGKILL');
     const killedAt = Date.now();
     await victim.exited;
-    // Who held the leases every 10 ms until every lease is held again.
+    // Who held the leases every 10 ms until every lease is held again, none by the killed projector's
+    // backends: each goes when PostgreSQL sees its connection closed (within about a second, a running
+    // statement included: test/crash/lease-release), so on a busy machine they may still hold their
+    // leases at the first look.
     const timeline: Array<{ at: number; pids: number[] }> = [];
     await eventually(
       async () => {
         timeline.push({ at: Date.now(), pids: await holders() });
-        expect(timeline[timeline.length - 1].pids.length).toBe(PROJECTIONS.length);
+        const { pids } = timeline[timeline.length - 1];
+        expect([pids.length, pids.filter((pid) => victims.includes(pid))]).toEqual([PROJECTIONS.length, []]);
       },
       { timeoutMs: 60_000, intervalMs: 10 },
     );
     const takenAt = timeline[timeline.length - 1].at;
-    // The killed projector's backends are those that held a lease before and not at the end. Each goes
-    // when PostgreSQL sees its connection closed (within about a second, a running statement included:
-    // test/crash/lease-release); the promise (docs/guides/operating.md) counts from then: a standby
-    // takes the lease within MDS_LEASE_RETRY_MS. Measured 80-240 ms; the bound leaves a loaded runner
-    // ten retries, where a standby that waited for anything else (a poll of the log, a restart) would
-    // not take them at all.
-    const victims = [...before].filter((pid) => !timeline[timeline.length - 1].pids.includes(pid));
-    expect(victims.length).toBeGreaterThan(0);
+    // The promise (docs/guides/operating.md) counts from the release: a standby takes the lease within
+    // MDS_LEASE_RETRY_MS. Measured 80-240 ms; the bound leaves a loaded runner ten retries, where a
+    // standby that waited for anything else (a poll of the log, a restart) would not take them at all.
     const releasedAt = timeline.find((t) => !t.pids.some((pid) => victims.includes(pid)))?.at ?? takenAt;
     const release = releasedAt - killedAt;
     const handover = takenAt - releasedAt;
