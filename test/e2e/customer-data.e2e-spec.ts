@@ -327,6 +327,8 @@ describe("a customer's data and consent, on request", () => {
 
     it('gives a later customer with her external id a consent history and export of their own, with nothing of hers', async () => {
       await completed('newcomer', await call(admin, 'POST', '/api/customers/upload/', { customers: [{ external_id: 'CD-CORA', email: 'new.holder@example.net', can_email: false, consent_source: 'new-form' }] }));
+      // A run is completed once the customers read model has it; its datasync message follows after.
+      await caughtUp();
       const consent = await call(admin, 'GET', '/api/data/customers/CD-CORA/consent/');
       expect(consent.body).toEqual({ consent: [expect.objectContaining({ run_id: runs.newcomer, consent_source: 'new-form', fields: { can_email: { before: null, after: false } } })], count: 1, next_url: null });
       const exported = await call(auditor, 'GET', '/api/data/customers/CD-CORA/export/');
