@@ -1,6 +1,8 @@
 import * as net from 'node:net';
+import { Writable } from 'node:stream';
 import { createTestDatabase, type TestDatabase } from '#mds/testing/database';
 import { DatabaseWatch } from './database-watch';
+import { createLogger } from './logging';
 
 /** Keeps this process's event loop from turning for `ms` (as a long JSON parse or a full collection does). */
 const stall = (ms: number) => {
@@ -23,9 +25,13 @@ describe('DatabaseWatch', () => {
   it('does not call a database down while its own process was stalled past the time limit', async () => {
     // The service's default limit: a loaded runner's PostgreSQL may take most of a second to start the
     // connection's backend once the stalls end (800 ms was once not enough).
-    const watch = new DatabaseWatch(db.url, { intervalMs: 20, timeoutMs: 2000 });
-    const changes: boolean[] = [];
-    watch.onChange((down) => changes.push(down));
+    // What the watch logs when it calls the database down says why: a check given up on, or an error.
+    const started = Date.now();
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(`+${Date.now() - started} ms ${String(chunk).trim()}`), done()) });
+    const watch = new DatabaseWatch(db.url, { intervalMs: 20, timeoutMs: 2000, logger: createLogger('info', 'watch-test', sink) });
+    const changes: Array<{ down: boolean; at: number }> = [];
+    watch.onChange((down) => changes.push({ down, at: Date.now() - started }));
     watch.start();
     // Stalled in the same timer turn as the first check, so its connection is in flight.
     await new Promise<void>((resolve) => setTimeout(() => (stall(2300), resolve()), 0));
@@ -36,7 +42,7 @@ describe('DatabaseWatch', () => {
     // Longer than the limit: a check given up on would be seen by now.
     await sleep(2200);
     await watch.stop();
-    expect(changes).toEqual([]);
+    expect({ changes, lines }).toEqual({ changes: [], lines: [] });
   });
 
   // A server that accepts connections and says nothing, as a frozen PostgreSQL does; `busy` stalls
