@@ -32,11 +32,12 @@ export const customersProjection: Projection = {
   tables: ['customers', 'forgotten_identifiers', 'customer_changes', 'customer_chunks'],
   migrationsDir: path.join(__dirname, 'migrations'),
   async apply(events, tx) {
-    // The page's table, and each chunk's event id (forgetting finds its list by it), in one round trip.
-    const lastImport = events.findLastIndex((e) => e.type !== DATA_QUERY_ACCEPTED);
-    if (lastImport >= 0) await tx.query(`${PAGE_TABLE}${chunksOf(events)}`);
     await forEachRun(events, (e) => (e.type === DATA_QUERY_ACCEPTED ? 'query' : 'import'), async (run) => {
-      if (run[0].type !== DATA_QUERY_ACCEPTED) return applyImports(run, tx, run.at(-1) === events[lastImport]);
+      if (run[0].type !== DATA_QUERY_ACCEPTED) {
+        // The run's table, empty, and each chunk's event id (forgetting finds its list by it), in one round trip.
+        await tx.query(`${PAGE_TABLE}${chunksOf(run)}`);
+        return applyImports(run, tx);
+      }
       for (const e of run) {
         const query = dataQueryOf(e, 'customers');
         if (!query) continue;
@@ -58,7 +59,7 @@ export const customersProjection: Projection = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `; INSERT` of the page's customer chunks (position, event id) into customer_chunks, as literals so it shares a query; '' when none. */
+/** `; INSERT` of the run's customer chunks (position, event id) into customer_chunks, as literals so it shares a query; '' when none. */
 function chunksOf(events: RecordedEvent[]): string {
   const rows = events
     .filter((e) => e.type === CUSTOMERS_IMPORTED)

@@ -15,16 +15,17 @@ import { DISTINCT_RELAXED, DISTINCT_STRICT, EMAIL_OF, KEPT, N_OF, NEEDS_MERGE, O
 
 /**
  * The page's table (cb), kept by the connection and emptied at every commit: creating it for every
- * page and dropping it wrote the catalogs each time (0.8 ms a page). Sent before a page's first
- * applyImports, which finds it empty (a transaction may apply several pages: emptied here too).
+ * page and dropping it wrote the catalogs each time (0.8 ms a page). Sent before every applyImports,
+ * which finds it empty (a page may hold runs of imports between bulk updates, and a transaction
+ * several pages: emptied here too).
  */
 export const PAGE_TABLE = `SET LOCAL client_min_messages = warning;
   CREATE TEMP TABLE IF NOT EXISTS cb (ord bigint, position bigint, at timestamptz, rec jsonb, ext text, phone text, email text, token text,
     merge boolean, phone_free boolean, email_free boolean, first_at timestamptz, logged boolean, target bigint) ON COMMIT DELETE ROWS;
   DELETE FROM cb`;
 
-/** Applies a run of import chunks (and subscription events); cb is empty (PAGE_TABLE) and left empty unless `last`. */
-export async function applyImports(events: RecordedEvent[], tx: ProjectionTx, last: boolean): Promise<void> {
+/** Applies a run of import chunks (and subscription events) through cb, made ready by PAGE_TABLE. */
+export async function applyImports(events: RecordedEvent[], tx: ProjectionTx): Promise<void> {
   // Customer chunks go to SQL as stored (unparsed when read as text); subscription events become
   // customer patches, and events without an effect stay as null, so every record keeps its index.
   const patches = (e: RecordedEvent) =>
@@ -88,7 +89,6 @@ export async function applyImports(events: RecordedEvent[], tx: ProjectionTx, la
                   FROM cb) x) y
        WHERE (cut IS NULL OR ord < cut) AND (forgetting IS NULL OR ord <= forgetting)`, shape);
   }
-  if (!last) await tx.query('DELETE FROM cb'); // runs of imports between bulk updates: the next finds it empty
   // What the forgotten customers left anywhere goes in the same transaction.
   if (forgets) await eraseForgotten(tx, events);
 }

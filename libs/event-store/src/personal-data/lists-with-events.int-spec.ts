@@ -70,12 +70,18 @@ describe('personal-data lists written with their events (log on PostgreSQL)', ()
     expect(rows[0].commitment).toBe(personalCommitment(first.salt, { records: first.records as Record<string, unknown>[] }));
   });
 
-  it("reads a page's erasure epoch with the page, by the same statement, and leaves it off a page without personal fields", async () => {
-    const stream = `import-${randomUUID()}`;
-    const { position } = await store.append(stream, [chunk('epoch@example.com')], { expectedRevision: 'no_stream' });
+  /** Records the text of every statement sent through the pool until `restore`; `query` sends one unrecorded. */
+  const recordStatements = () => {
     const statements: string[] = [];
     const query = pool.query.bind(pool);
     (pool as { query: unknown }).query = (sql: string, ...rest: unknown[]) => (statements.push(sql), (query as (...a: unknown[]) => unknown)(sql, ...rest));
+    return { statements, query, restore: () => ((pool as { query: unknown }).query = query) };
+  };
+
+  it("reads a page's erasure epoch with the page, by the same statement, and leaves it off a page without personal fields", async () => {
+    const stream = `import-${randomUUID()}`;
+    const { position } = await store.append(stream, [chunk('epoch@example.com')], { expectedRevision: 'no_stream' });
+    const { statements, query, restore } = recordStatements();
     try {
       const epoch = async () => Number((await query<{ epoch: string }>('SELECT epoch FROM mds_personal_epoch')).rows[0].epoch);
       const before = await epoch();
@@ -90,16 +96,14 @@ describe('personal-data lists written with their events (log on PostgreSQL)', ()
       await store.append(`other-${randomUUID()}`, [{ type: 'Other', data: { n: 1 } }]);
       expect((await store.readAll({ after: position, limit: 1 })).personalEpoch).toBeUndefined();
     } finally {
-      (pool as { query: unknown }).query = query;
+      restore();
     }
   });
 
   it('reads a stream without what is kept apart when asked for its kept data only, and reads no list for it', async () => {
     const stream = `import-${randomUUID()}`;
     await store.append(stream, [chunk('kept.only@example.com')], { expectedRevision: 'no_stream' });
-    const statements: string[] = [];
-    const query = pool.query.bind(pool);
-    (pool as { query: unknown }).query = (sql: string, ...rest: unknown[]) => (statements.push(sql), (query as (...a: unknown[]) => unknown)(sql, ...rest));
+    const { statements, restore } = recordStatements();
     try {
       const [kept] = await store.readStream(stream, { direction: 'backwards', limit: 1, keptOnly: true });
       expect(kept.data).toEqual({ records: [{ external_id: 'kept.only' }] });
@@ -107,7 +111,7 @@ describe('personal-data lists written with their events (log on PostgreSQL)', ()
       const [whole] = await store.readStream(stream, { direction: 'backwards', limit: 1 });
       expect(whole.data).toEqual({ records: [{ external_id: 'kept.only', email: 'kept.only@example.com' }] });
     } finally {
-      (pool as { query: unknown }).query = query;
+      restore();
     }
   });
 });
