@@ -45,6 +45,19 @@ describe('DatabaseWatch', () => {
     expect({ changes, lines }).toEqual({ changes: [], lines: [] });
   });
 
+  it('does not call a database down for a stall that begins as a check starts and outlasts its limit', async () => {
+    // The stall covers the whole limit and only a little more: the watch's timer fires just 50 ms
+    // late, yet the process never had a moment to read the answer.
+    const watch = new DatabaseWatch(db.url, { intervalMs: 1000, timeoutMs: 500 });
+    const changes: boolean[] = [];
+    watch.onChange((down) => changes.push(down));
+    watch.start();
+    await new Promise<void>((resolve) => setTimeout(() => (stall(550), resolve()), 0));
+    await sleep(200); // the answer is read once the stall ends
+    await watch.stop();
+    expect(changes).toEqual([]);
+  });
+
   // A server that accepts connections and says nothing, as a frozen PostgreSQL does; `busy` stalls
   // this process for 200 ms in every 250 while it waits.
   const silentFor = async (busy: boolean) => {

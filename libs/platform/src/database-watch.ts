@@ -7,10 +7,10 @@ import type { Logger } from './logging';
  * seen within interval + timeout, so requests can be refused at once with 503 instead of hanging on a
  * pool whose queries will not come back. The connection is dropped and made again after a failure.
  *
- * The time limit counts only time this process could read an answer: a timer that fires late (the
- * event loop stalled by a long parse or a full collection) gives the database its time again, up to
- * ten time limits in all, so a busy service does not refuse every request for a database that did
- * answer while it still sees one that never does.
+ * The time limit counts only time this process could read an answer: time the event loop was
+ * stalled (a long parse, a full collection) does not count, up to ten time limits in all, so a busy
+ * service does not refuse every request for a database that did answer while it still sees one that
+ * never does.
  */
 /** How late a timer may fire before the process counts as stalled rather than the database as silent. */
 const STALLED_MS = 100;
@@ -68,15 +68,24 @@ export class DatabaseWatch {
           await this.client.query('SELECT 1');
         })(),
         new Promise((_, reject) => {
+          // Counted in short ticks: a tick later than STALLED_MS was a stall of this process, and
+          // only the tick's own length of it counts. A single timer for the whole limit would see
+          // a stall that began as the check did and outlasted the limit as mere lateness.
           const giveUp = Date.now() + 10 * timeoutMs;
-          const arm = () => {
-            const due = Date.now() + timeoutMs;
+          const tickMs = Math.min(timeoutMs, STALLED_MS / 2);
+          let waited = 0;
+          let last = Date.now();
+          const tick = () => {
             timer = setTimeout(() => {
-              if (Date.now() - due > STALLED_MS && Date.now() < giveUp) arm();
-              else reject(new Error(`no answer within ${timeoutMs} ms`));
-            }, timeoutMs);
+              const now = Date.now();
+              const elapsed = now - last;
+              last = now;
+              waited += elapsed - tickMs > STALLED_MS ? tickMs : elapsed;
+              if (waited >= timeoutMs || now >= giveUp) reject(new Error(`no answer within ${timeoutMs} ms`));
+              else tick();
+            }, tickMs);
           };
-          arm();
+          tick();
         }),
       ]);
       this.set(undefined);
