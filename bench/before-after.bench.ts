@@ -45,6 +45,21 @@ export function buildBefore(ref: string): { root: string; commit: string; remove
   };
 }
 
+/**
+ * A diagnostic's run against BEFORE_REF built beside this checkout (bench/import-profile,
+ * bench/import-cpu): `measure` gets the earlier build and this checkout's root; the worktree goes
+ * afterwards, and a failure exits with 1.
+ */
+export function runAgainstBefore(measure: (before: { root: string; commit: string }, root: string) => Promise<void>): void {
+  const before = buildBefore(BEFORE_REF);
+  measure(before, ROOT)
+    .finally(() => before.remove())
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}
+
 interface Figures {
   /** Per client count: records/s accepted, end to end, and COPY rows/s of the same rows. */
   imports: Array<{ clients: number; accepted: number; readable: number; copy: number }>;

@@ -11,10 +11,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { importRates } from './bench-service';
-import { buildBefore } from './before-after.bench';
+import { runAgainstBefore } from './before-after.bench';
 import { startServiceProcess, type ServiceProcess } from './service-process';
 
-const ROOT = path.resolve(__dirname, '../..');
 const CUSTOMERS = Number(process.env.BENCH_PROFILE_CUSTOMERS ?? 50_000);
 const CLIENTS = Number(process.env.BENCH_PROFILE_CLIENTS ?? 1);
 const PER_REQUEST = 1000;
@@ -113,19 +112,9 @@ async function profileOf(root: string, label: string): Promise<void> {
   fs.rmSync(profDir, { recursive: true, force: true });
 }
 
-async function main() {
-  const before = buildBefore(process.env.BENCH_BEFORE_REF ?? '25a32dc');
-  try {
-    await profileOf(before.root, `commit ${before.commit}`);
-    await profileOf(ROOT, 'this checkout');
-  } finally {
-    before.remove();
-  }
-}
-
 if (require.main === module) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
+  runAgainstBefore(async (before, root) => {
+    await profileOf(before.root, `commit ${before.commit}`);
+    await profileOf(root, 'this checkout');
   });
 }
