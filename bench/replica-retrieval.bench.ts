@@ -14,26 +14,13 @@ import { startEmbeddedPostgres } from '#mds/platform';
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../test/support/replica';
 import { autocannon, importRates, type Load } from './bench-service';
 import { median } from './bench-database';
+import { cpuOf } from './proc-cpu';
 import { freePort, startServiceProcess, type ServiceProcess } from './service-process';
 
 const ROOT = path.resolve(__dirname, '../..');
 const TOTAL = Number(process.env.BENCH_REPLICA_CUSTOMERS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
-const TICK_US = 1e6 / 100; // USER_HZ: /proc counts CPU time in hundredths of a second on Linux
-
-/** utime + stime of a process and of its reaped children, in µs; 0 once it is gone. */
-function cpuOf(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14–17 of stat (utime, stime, cutime, cstime), counted after the command's closing parenthesis.
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_US;
-  } catch {
-    return 0;
-  }
-}
-
 /** CPU of a PostgreSQL server: its postmaster (with the backends it has reaped) and every live backend. */
 function serverCpu(clusterDir: string): number {
   const postmaster = Number(fs.readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
