@@ -2,7 +2,7 @@ import { customerEffect, EVENTS_IMPORTED, isDeletion, type EventDeletion, type E
 import type { RecordedEvent } from '#mds/event-store';
 import { dataOf, pageRecords, queryByIndex, type ProjectionTx } from '../../runtime/projection';
 import { eraseForgotten } from '../erasure';
-import { DISTINCT_RELAXED, DISTINCT_STRICT, EMAIL_OF, KEPT, N_OF, NEEDS_MERGE, ORD_OF, OWN_REPEATS, PHONE_OF, SET_FREE, TARGET, waveStatements } from './merge.sql';
+import { DISTINCT_RELAXED, DISTINCT_STRICT, EMAIL_OF, KEPT, N_OF, NEEDS_MERGE, ORD_OF, OWN_REPEATS, PHONE_OF, SET_FREE, TARGET, waveStatements, WRITERS_MAY_REPEAT } from './merge.sql';
 
 /**
  * The wave engine of the customers merge: a page of chunks goes into a temporary table (cb); then, in
@@ -56,13 +56,12 @@ export async function applyImports(events: RecordedEvent[], tx: ProjectionTx): P
     let shape = await waveShape(tx, relaxed);
     if (wave === 0) forgets = shape.forgetting > 0;
     if (shape.remaining === 0) break;
-    if (wave === 0 && shape.repeats && shape.forgetting === 0 && customersMerge.wavesBeforeInOrder > 0) {
+    if (wave === 0 && shape.writersRepeat && shape.forgetting === 0 && customersMerge.wavesBeforeInOrder > 0) {
       await applyOwnRepeats(tx);
       shape = await waveShape(tx, relaxed);
     }
     if (!shape.distinct && !relaxed) {
-      // Identifiers repeat: find out which repeats order the records (see FREE) and look again.
-      await tx.query(`UPDATE cb SET ${SET_FREE}`);
+      // Identifiers repeat: look again, letting pass the repeats that do not order the records (see FREE).
       relaxed = true;
       shape = await waveShape(tx, relaxed);
     }
@@ -74,6 +73,8 @@ export async function applyImports(events: RecordedEvent[], tx: ProjectionTx): P
       await applyInOrder(tx);
       break;
     }
+    // The wave below reads which repeats order the records; later waves find them again with the targets.
+    if (relaxed && wave === 0) await tx.query(`UPDATE cb SET ${SET_FREE}`);
     // The wave: the longest run of records, in log order, each first among the remaining ones for every
     // identifier and target it has (a record that waits holds back every record after it: one of them
     // could change the customer the waiting record will find), ending at a forgetting (it forgets its
@@ -183,7 +184,7 @@ async function applyOwnRepeats(tx: ProjectionTx): Promise<void> {
 
 async function waveShape(tx: ProjectionTx, relaxed: boolean, table = 'cb'): Promise<WaveShape> {
   const { rows } = await tx.query<WaveShape>(`SELECT count(*)::int AS remaining, count(target)::int AS targets,
-      count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting, count(ext) > count(DISTINCT ext) OR count(email) > count(DISTINCT email) OR count(phone) > count(DISTINCT phone) AS "repeats",
+      count(*) FILTER (WHERE rec ? 'is_forgotten')::int AS forgetting, ${WRITERS_MAY_REPEAT} AS "writersRepeat",
       ${relaxed ? DISTINCT_RELAXED : DISTINCT_STRICT} AS distinct FROM ${table}`);
   return rows[0];
 }
@@ -193,7 +194,8 @@ interface WaveShape {
   remaining: number;
   targets: number;
   forgetting: number;
-  repeats: boolean;
+  /** Two records may have one writer (WRITERS_MAY_REPEAT): applyOwnRepeats has work. */
+  writersRepeat: boolean;
   distinct: boolean;
 }
 

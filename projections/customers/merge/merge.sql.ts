@@ -29,8 +29,13 @@ export const N_OF = (ord: string, position: string) => `(${ord} - ${position} * 
  * thousands of customers and one guest would take a wave per record), and one that a record of the
  * group without an external_id created mid-page makes them ordered.
  */
-export const FREE = (column: 'phone' | 'email') =>
-  `(ext IS NOT NULL AND NOT rec ? 'is_forgotten' AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.${column} = cb.${column} AND c.external_id IS NULL))`;
+export const FREE = (column: 'phone' | 'email') => `(${FREE_RECORD('cb')} AND ${FREE_VALUE(column, 'cb')})`;
+/** FREE's part about the record of table `t` itself. */
+const FREE_RECORD = (t: string) => `${t}.ext IS NOT NULL AND NOT ${t}.rec ? 'is_forgotten'`;
+/** FREE's part about the customers: none without an external_id has the `column` of the record of table `t`. */
+const FREE_VALUE = (column: 'phone' | 'email', t: string) => `NOT EXISTS (SELECT 1 FROM customers c WHERE c.${column} = ${t}.${column} AND c.external_id IS NULL)`;
+/** Whether every record of the group g (records of cb sharing `column`) is FREE, with one look at the customers for the group. */
+const GROUP_FREE = (column: 'phone' | 'email') => `bool_and(${FREE_RECORD('g')}) AND ${FREE_VALUE(column, 'g')}`;
 export const SET_FREE = `phone_free = ${FREE('phone')}, email_free = ${FREE('email')}`;
 
 /** The phone (normalised on import) and e-mail (lower-cased) a record is matched by. */
@@ -79,12 +84,28 @@ export const OWN_REPEATS = `CREATE TEMP TABLE own ON COMMIT DROP AS
   UNION ALL
   SELECT ord, who, plain, steps, row_number() OVER (PARTITION BY who ORDER BY ord) FROM mine WHERE NOT plain`;
 
+/**
+ * Whether two of the remaining records may have one writer (WRITER), all that OWN_REPEATS looks for:
+ * an external_id twice, or a phone or e-mail twice among records without one. Records with external
+ * ids of their own that share a phone (customers sent again behind a lagging projection, a shop's
+ * placeholder phone) repeat no writer, and OWN_REPEATS would find nothing.
+ */
+export const WRITERS_MAY_REPEAT = `count(ext) > count(DISTINCT ext)
+        OR count(phone) FILTER (WHERE ext IS NULL) > count(DISTINCT phone) FILTER (WHERE ext IS NULL)
+        OR count(email) FILTER (WHERE ext IS NULL) > count(DISTINCT email) FILTER (WHERE ext IS NULL)`;
+
 /** Whether the remaining records repeat nothing that orders them (strictly: no identifier repeats at all). */
 export const DISTINCT_STRICT = `count(ext) = count(DISTINCT ext) AND count(phone) = count(DISTINCT phone) AND count(email) = count(DISTINCT email)
         AND count(token) = count(DISTINCT token) AND count(target) = count(DISTINCT target)`;
+/**
+ * Whether the remaining records repeat nothing that orders them, a repeated phone or e-mail being
+ * free (FREE) when all of its records are. FREE is found here, not read from cb's phone_free and
+ * email_free: a page that passes goes in one wave, which does not read them, so they are stored only
+ * for the waves of a page that does not.
+ */
 export const DISTINCT_RELAXED = `count(ext) = count(DISTINCT ext) AND count(token) = count(DISTINCT token) AND count(target) = count(DISTINCT target)
-        AND NOT EXISTS (SELECT 1 FROM cb g WHERE g.phone IS NOT NULL GROUP BY g.phone HAVING count(*) > 1 AND NOT bool_and(g.phone_free))
-        AND NOT EXISTS (SELECT 1 FROM cb g WHERE g.email IS NOT NULL GROUP BY g.email HAVING count(*) > 1 AND NOT bool_and(g.email_free))`;
+        AND NOT EXISTS (SELECT 1 FROM cb g WHERE g.phone IS NOT NULL GROUP BY g.phone HAVING count(*) > 1 AND NOT (${GROUP_FREE('phone')}))
+        AND NOT EXISTS (SELECT 1 FROM cb g WHERE g.email IS NOT NULL GROUP BY g.email HAVING count(*) > 1 AND NOT (${GROUP_FREE('email')}))`;
 
 /** The customer a record of table `t` applies to (external_id, then phone, then e-mail, then cb_token; see README). */
 export const TARGET = (t: string) => `coalesce(
