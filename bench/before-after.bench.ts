@@ -22,9 +22,9 @@ const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 const PER_REQUEST = 1000;
 
-/** The same customers as scenario 1 (13 fields, personal ones among them). */
-const customer = (rep: number, n: number) => ({
-  external_id: `BA${rep}-${n}`, email: `ba${rep}.${n}@example.com`, phone_number: `+35840${String(n).padStart(7, '0')}`,
+/** The same customers as scenario 1 (13 fields, personal ones among them), their ids and e-mails marked with `tag`. */
+export const benchCustomer = (tag: string, n: number) => ({
+  external_id: `${tag}-${n}`, email: `${tag.toLowerCase()}.${n}@example.com`, phone_number: `+35840${String(n).padStart(7, '0')}`,
   first_name: `First${n}`, last_name: `Last${n}`, city: 'Helsinki', zip_code: '00100', country: 'FI', can_email: n % 2 === 0,
   date_joined: '2024-03-01T10:00:00Z', tags: ['vip', `t${n % 10}`], ACME__tier: 'gold', shop_id: 'web',
 });
@@ -76,7 +76,7 @@ async function measure(root: string, rep: number, receiver: Receiver): Promise<F
     await service.copyClient.query(COPY_TABLE);
     const imports: Figures['imports'] = [];
     for (const clients of CLIENTS) {
-      const rows = Array.from({ length: CUSTOMERS }, (_, n) => customer(rep * 10 + clients, n));
+      const rows = Array.from({ length: CUSTOMERS }, (_, n) => benchCustomer(`BA${rep * 10 + clients}`, n));
       const lines = rows.map((c) => csvLine([c.external_id, c.email, c.phone_number, c.first_name, c.last_name, c.city, c.zip_code, c.country, c.can_email, c.date_joined, JSON.stringify(c.tags), JSON.stringify({ ACME__tier: c.ACME__tier }), c.shop_id]));
       const copy = await copyRate(service.copyClient, 'copy_customers', lines);
       const rates = await importRates(service, '/api/customers/upload/', 'customers', rows, PER_REQUEST, clients);

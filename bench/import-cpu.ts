@@ -6,7 +6,7 @@
 //   npm run build && node dist/bench/import-cpu.js
 // Linux only. With DATABASE_URL the server must be on this machine (its backends are read from /proc).
 import { importRates } from './bench-service';
-import { runAgainstBefore } from './before-after.bench';
+import { benchCustomer, runAgainstBefore } from './before-after.bench';
 import { cpuOf } from './proc-cpu';
 import { startServiceProcess, type ServiceProcess } from './service-process';
 
@@ -14,24 +14,18 @@ const CUSTOMERS = Number(process.env.BENCH_CPU_CUSTOMERS ?? 50_000);
 const CLIENTS = Number(process.env.BENCH_CPU_CLIENTS ?? 1);
 const REPS = Number(process.env.BENCH_CPU_REPS ?? 2);
 
-const customer = (n: number, prefix: string) => ({
-  external_id: `${prefix}-${n}`, email: `${prefix}.${n}@example.com`, phone_number: `+35840${String(n).padStart(7, '0')}`,
-  first_name: `First${n}`, last_name: `Last${n}`, city: 'Helsinki', zip_code: '00100', country: 'FI', can_email: n % 2 === 0,
-  date_joined: '2024-03-01T10:00:00Z', tags: ['vip', `t${n % 10}`], ACME__tier: 'gold', shop_id: 'web',
-});
-
 async function measure(root: string, label: string): Promise<void> {
   const service: ServiceProcess = await startServiceProcess({}, root);
   try {
     // A warm-up, so every projection's backend is connected and named before the count starts.
-    await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: 5000 }, (_, n) => customer(n, 'W')), 1000, CLIENTS);
+    await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: 5000 }, (_, n) => benchCustomer('W', n)), 1000, CLIENTS);
     const { rows } = await service.copyClient.query<{ pid: number; role: string }>(
       `SELECT pid, coalesce(nullif(application_name, ''), backend_type) AS role FROM pg_stat_activity`,
     );
     // This server's backends, as it lists them (so no other PostgreSQL on the machine is counted).
     const before = new Map(rows.map((r) => [r.pid, cpuOf(r.pid)]));
     const serviceBefore = cpuOf(service.pid);
-    const rates = await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: CUSTOMERS }, (_, n) => customer(n, 'M')), 1000, CLIENTS);
+    const rates = await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: CUSTOMERS }, (_, n) => benchCustomer('M', n)), 1000, CLIENTS);
     const msPer1000 = (us: number) => us / 1000 / (CUSTOMERS / 1000);
     const serviceMs = msPer1000(cpuOf(service.pid) - serviceBefore);
     const byRole = new Map<string, number>();

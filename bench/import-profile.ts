@@ -11,18 +11,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { importRates } from './bench-service';
-import { runAgainstBefore } from './before-after.bench';
+import { benchCustomer, runAgainstBefore } from './before-after.bench';
 import { startServiceProcess, type ServiceProcess } from './service-process';
 
 const CUSTOMERS = Number(process.env.BENCH_PROFILE_CUSTOMERS ?? 50_000);
 const CLIENTS = Number(process.env.BENCH_PROFILE_CLIENTS ?? 1);
 const PER_REQUEST = 1000;
-
-const customer = (n: number) => ({
-  external_id: `PR-${n}`, email: `pr.${n}@example.com`, phone_number: `+35840${String(n).padStart(7, '0')}`,
-  first_name: `First${n}`, last_name: `Last${n}`, city: 'Helsinki', zip_code: '00100', country: 'FI', can_email: n % 2 === 0,
-  date_joined: '2024-03-01T10:00:00Z', tags: ['vip', `t${n % 10}`], ACME__tier: 'gold', shop_id: 'web',
-});
 
 interface Statement {
   query: string;
@@ -88,7 +82,7 @@ async function profileOf(root: string, label: string): Promise<void> {
   try {
     await service.copyClient.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
     await service.copyClient.query('SELECT pg_stat_statements_reset()').catch(() => undefined);
-    rates = await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: CUSTOMERS }, (_, n) => customer(n)), PER_REQUEST, CLIENTS);
+    rates = await importRates(service, '/api/customers/upload/', 'customers', Array.from({ length: CUSTOMERS }, (_, n) => benchCustomer('PR', n)), PER_REQUEST, CLIENTS);
     top = await statements(service);
     sent = await topLevel(service);
   } finally {
