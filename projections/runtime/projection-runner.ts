@@ -354,13 +354,20 @@ export async function rebuildProjection(
       report();
       if (page.events.length < deps.batchSize && gen.checkpoint >= head) break;
     }
-    // A forgetting during the catch-up inside the switch: the switch is tried again (nothing of it stayed).
+    // A forgetting during the catch-up inside the switch, or readers in the way of its views: the
+    // switch is tried again (nothing of it stayed). Readers may hold a view for long (an export), so
+    // that wait has no limit but the signal.
     let retired: number | undefined;
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1, busy = 0; ; attempt++) {
       try {
         retired = await switchTo(client, deps, projection, gen, options.signal);
         break;
       } catch (err) {
+        if (err instanceof ViewsBusy && !options.signal?.aborted) {
+          if (++busy % 50 === 0) deps.logger?.info({ projection: projection.name, attempts: busy }, 'projection switch waiting for readers of its views');
+          await pause(Math.min(1000, 20 * busy), options.signal);
+          continue;
+        }
         if (!(err instanceof PersonalDataChanged) || attempt >= 20) throw err;
       }
     }
@@ -371,6 +378,18 @@ export async function rebuildProjection(
     return { generation: gen.generation, retired, events, seconds: (Date.now() - started) / 1000 };
   } finally {
     await client.end().catch(() => undefined);
+  }
+}
+
+/** How long a switch waits for the readers of a view it replaces before it rolls back and tries again. */
+const VIEW_LOCK_TIMEOUT_MS = 100;
+/** SQLSTATE of a lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** The switch met readers holding its views; nothing of it was committed. */
+class ViewsBusy extends Error {
+  constructor() {
+    super('readers hold the views the switch replaces');
   }
 }
 
@@ -395,7 +414,12 @@ async function switchTo(client: Client, deps: RunnerDeps, projection: Projection
       [projection.name, gen.generation, checkpoint],
     );
     if (moved.rowCount !== 1) throw new Error(`generation ${gen.generation} of ${projection.name} is no longer building`);
-    await pointViews(client as never, projection, gen.schemaName);
+    // A reader holding one view while it waits for another the switch has dropped (a join, read in
+    // its own order) would deadlock with it: the switch waits a short while only, well under
+    // deadlock_timeout, then lets the readers go first and tries again.
+    await client.query(`SET LOCAL lock_timeout = '${VIEW_LOCK_TIMEOUT_MS}ms'`);
+    await pointViews(client as never, projection, gen.schemaName).catch((err: unknown) => Promise.reject((err as { code?: string }).code === LOCK_NOT_AVAILABLE ? new ViewsBusy() : err));
+    await client.query(`SET LOCAL lock_timeout = 0`);
     await client.query(`SELECT pg_notify('mds_checkpoints', $1)`, [`${projection.name}:${checkpoint}`]);
     await client.query('COMMIT');
     gen.checkpoint = checkpoint;
