@@ -5,7 +5,7 @@
 // library. A server's own cost (its disk, its indexes) is in neither figure. Median of 3 repetitions.
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
-import { EsdbEventStore } from '#mds/event-store';
+import { esdbEventStore } from '#mds/event-store';
 import { rawAppender, startEsdbDouble } from '../test/support/esdb-double';
 import { median } from './bench-database';
 
@@ -43,7 +43,7 @@ async function main() {
     for (let rep = 0; rep < REPS; rep++) {
       const double = await startEsdbDouble({ systemEventEvery: 1000 });
       const raw = rawAppender(double.url);
-      const store = new EsdbEventStore(double.url);
+      const store = new (esdbEventStore())(double.url);
       try {
         const calls = s.events / s.perAppend;
         const events = () => Array.from({ length: s.perAppend }, () => ({ id: randomUUID(), type: 'CustomerImported', data: payload() }));

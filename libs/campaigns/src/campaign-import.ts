@@ -1,4 +1,3 @@
-import Ajv from 'ajv';
 import * as imports from '#mds/imports';
 import { RecordProblem, type ImportKind } from '#mds/imports';
 import type { Settings } from '#mds/settings';
@@ -6,7 +5,7 @@ import { CAMPAIGN_FIELDS, CAMPAIGN_KEY_PATTERN } from './campaign.fields';
 import { CAMPAIGNS_IMPORTED, type CampaignRecord } from './campaigns.events';
 
 // Bound once: used through the library's index, each helper would cost a re-export getter call at every use.
-const { assertUsableKey, coerceBoolean, coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, coercedSchema, field, maxOf, namesOf, recordObject, LIMITS } = imports;
+const { assertUsableKey, coerceBoolean, coerceDateTime, coerceId, coerceList, coerceNumber, coerceString, coercedSchema, compiledOnFirstUse, field, maxOf, namesOf, recordObject, LIMITS } = imports;
 
 /** A campaign key: no white space and no comma (`keys` lists them comma-separated). */
 export const CAMPAIGN_KEY = new RegExp(CAMPAIGN_KEY_PATTERN);
@@ -16,7 +15,7 @@ const CAMPAIGN_SCHEMA = coercedSchema(CAMPAIGN_FIELDS);
 /** Strings taken up to LIMITS.shortText; the schema holds each to its own limit. */
 const TEXT_FIELDS = namesOf(CAMPAIGN_FIELDS, 'text');
 
-const validateCompiled = new Ajv({ allErrors: false, strict: false }).compile(CAMPAIGN_SCHEMA);
+const validator = compiledOnFirstUse(CAMPAIGN_SCHEMA);
 const TAG = CAMPAIGN_FIELDS.campaign_tags.members!;
 const FOLDER = CAMPAIGN_FIELDS.folder.members!;
 const PERMISSIONS = CAMPAIGN_FIELDS.permissions.members!;
@@ -100,8 +99,9 @@ export function campaignImport(settings: Settings): ImportKind<CampaignRecord> {
         if (v !== undefined) out[name] = v;
       }
       // Removals ("") are patches, not values: the schema checks the values sent.
-      if (!validateCompiled(Object.fromEntries(Object.entries(out).filter(([, v]) => v !== '')))) {
-        const error = validateCompiled.errors![0];
+      const validate = validator();
+      if (!validate(Object.fromEntries(Object.entries(out).filter(([, v]) => v !== '')))) {
+        const error = validate.errors![0];
         const name = error.instancePath.split('/')[1] || 'campaign_key';
         throw new RecordProblem(name, `invalid_${error.keyword}`, `${name}: ${name === 'campaign_key' ? 'letters, digits and punctuation, no spaces or commas' : (error.message ?? 'is invalid')}`);
       }

@@ -1,5 +1,5 @@
-import Ajv, { type ErrorObject } from 'ajv';
-import { coercedSchema, RecordProblem } from '#mds/imports';
+import type { ErrorObject } from 'ajv';
+import { coercedSchema, compiledOnFirstUse, RecordProblem } from '#mds/imports';
 import { CUSTOMER_FIELDS, CUSTOMER_IDENTIFIERS } from './customer.fields';
 
 /**
@@ -17,8 +17,7 @@ export const CUSTOMER_SCHEMA = {
   anyOf: CUSTOMER_IDENTIFIERS.map((name) => ({ required: [name], properties: { [name]: { minLength: 1 } } })),
 };
 
-const ajv = new Ajv({ allErrors: false, strict: false });
-const validateCompiled = ajv.compile(CUSTOMER_SCHEMA);
+const validator = compiledOnFirstUse(CUSTOMER_SCHEMA);
 
 const MESSAGES: Record<string, string> = {
   pattern: 'has an invalid format',
@@ -51,5 +50,6 @@ function problem(error: ErrorObject): RecordProblem {
 
 /** Validates a coerced customer record; throws a RecordProblem naming the first bad field. */
 export function validateCustomer(record: Record<string, unknown>): void {
-  if (!validateCompiled(record)) throw problem(validateCompiled.errors![0]);
+  const validate = validator();
+  if (!validate(record)) throw problem(validate.errors![0]);
 }

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { EsdbEventStore } from './esdb/esdb-event-store';
+import type { EsdbEventStore } from './esdb/esdb-event-store';
 import type { EventStore } from './event-store.port';
 import { PostgresEventStore, type AppendListener } from './postgres/postgres-event-store';
 import { PersonalDataEventStore, type PersonalFields } from './personal-data/personal-data-store';
@@ -19,8 +19,16 @@ export interface EventStoreSettings {
 
 export function createEventStore(settings: EventStoreSettings): EventStore {
   const log = settings.eventStoreUrl
-    ? new EsdbEventStore(settings.eventStoreUrl, { upcasters: settings.upcasters, maxAppendSize: settings.eventStoreMaxAppendBytes })
+    ? new (esdbEventStore())(settings.eventStoreUrl, { upcasters: settings.upcasters, maxAppendSize: settings.eventStoreMaxAppendBytes })
     : new PostgresEventStore(settings.pool, { notifications: settings.notifications, upcasters: settings.upcasters });
   // The personal-data lists live in the service's PostgreSQL whichever log is used.
   return settings.personalFields && Object.keys(settings.personalFields).length > 0 ? new PersonalDataEventStore(log, settings.pool, settings.personalFields) : log;
+}
+
+/**
+ * The EventStoreDB adapter's class, loaded when first asked for: its gRPC client takes ~0.2 s of CPU to
+ * load, which every `mds` command and every process with its log on PostgreSQL would pay for nothing.
+ */
+export function esdbEventStore(): typeof EsdbEventStore {
+  return (require('./esdb/esdb-event-store') as typeof import('./esdb/esdb-event-store')).EsdbEventStore;
 }

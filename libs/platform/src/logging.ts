@@ -1,5 +1,4 @@
 import pino from 'pino';
-import pinoPretty from 'pino-pretty';
 import { isWellFormedToken, TOKEN_LENGTH, TOKEN_PREFIX } from './access-token-format';
 
 export type Logger = pino.Logger;
@@ -135,6 +134,8 @@ function redactParameter(parameter: string, customerRoute: boolean): string {
  * are not lost. It reads pino's JSON after redaction: it sees no secret the JSON lines would not show.
  */
 export function prettyDestination(destination?: NodeJS.WritableStream): pino.DestinationStream {
+  // Loaded here, for a terminal only: every other process (and every `mds` command) goes without it.
+  const pinoPretty = require('pino-pretty') as typeof import('pino-pretty');
   return pinoPretty({ destination, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,name' });
 }
 

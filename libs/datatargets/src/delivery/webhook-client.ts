@@ -2,10 +2,13 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Agent, buildConnector, Dispatcher } from 'undici';
 import { destinationProblem } from './destination';
 import { applyMasks, HeaderList, isCredentialParam, MASK, maskSpans, maskText, renderReply, renderRequest, sensitiveValues } from './raw-message';
 import { secretSpellings, signPayload } from './signing';
+
+/** undici, loaded by the first delivery: only the outlet worker sends, and loading it takes ~0.1 s of CPU. */
+const undici = () => require('undici') as typeof import('undici');
 
 export interface WebhookRequest {
   url: string;
@@ -218,7 +221,7 @@ async function exchangeOnce(url: URL, request: WebhookRequest, headers: HeaderLi
   if (pooled) pooled.current = exchange;
   const agent =
     pooled?.agent ??
-    new Agent({
+    new (undici().Agent)({
       connect: pinnedConnector(url, options, () => exchange),
       headersTimeout: options.totalTimeoutMs,
       bodyTimeout: options.totalTimeoutMs,
@@ -301,7 +304,7 @@ function pooledAgent(url: URL, options: DeliveryOptions): PooledAgent {
   let pooled = KEPT_ALIVE.get(key);
   if (!pooled) {
     const entry: PooledAgent = { key, current: { settled: true, connected: false, refused: false }, agent: undefined as unknown as Agent };
-    entry.agent = new Agent({
+    entry.agent = new (undici().Agent)({
       connect: pinnedConnector(url, options, () => entry.current),
       headersTimeout: options.totalTimeoutMs,
       bodyTimeout: options.totalTimeoutMs,
@@ -327,7 +330,7 @@ export async function closeKeptAliveConnections(prefix = ''): Promise<void> {
  * resolver order, so an unreachable IPv6 address falls back to IPv4.
  */
 function pinnedConnector(url: URL, options: DeliveryOptions, sink: () => ConnectSink): buildConnector.connector {
-  const connect = buildConnector({ timeout: options.connectTimeoutMs });
+  const connect = undici().buildConnector({ timeout: options.connectTimeoutMs });
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const servername = isIP(hostname) ? undefined : hostname.replace(/\.$/, '');
 
