@@ -456,8 +456,11 @@ export class EsdbEventStore implements EventStore {
   private async readUnfiltered(after: number, limit: number, filter: EventFilter | undefined): Promise<ReadAllPage> {
     const events: RecordedEvent[] = [];
     let position = after;
+    // Only a time or an actor is checked here (the rest goes to readFiltered): an empty filter, as the
+    // audit log sends without parameters, is a plain page.
+    const local = filter?.since !== undefined || filter?.until !== undefined || filter?.actor !== undefined;
     for (;;) {
-      const want = filter ? Math.max(limit, 500) : limit + 1;
+      const want = local ? Math.max(limit, 500) : limit + 1;
       let got = 0;
       // A read from a position includes the event there: the page starts after it.
       const read = this.client.readAll({ fromPosition: position > 0 ? { commit: BigInt(position), prepare: BigInt(position) } : START, direction: FORWARDS, maxCount: want });
