@@ -33,9 +33,15 @@ module.exports = {
       displayName: 'log on the EventStoreDB double',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       // Files that would only repeat themselves here: start-eventstoredb serves `mds start` a double of
-      // its own, start runs `mds start` on its own embedded PostgreSQL, and hostile input is refused
-      // before the log is touched (the PostgreSQL run checks that the log does not move).
-      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/test/e2e/(start-eventstoredb|start|hostile-input)\\.e2e-spec\\.ts$'],
+      // its own, start runs `mds start` on its own embedded PostgreSQL; and the HTTP layer in front of
+      // the log (hostile input, DTO validation, slow clients, rate limits, the HTTP platform, the OpenAPI
+      // document) refuses or answers before a command reaches the log, the same whichever log it is
+      // (the PostgreSQL run checks that refusals leave the log where it was; start-eventstoredb checks
+      // /health on this log).
+      testPathIgnorePatterns: [
+        ...project.testPathIgnorePatterns,
+        '/test/e2e/(start-eventstoredb|start|hostile-input|management-validation|slow-clients|rate-limit|http-platform|openapi)\\.e2e-spec\\.ts$',
+      ],
       setupFiles: ['<rootDir>/test/support/log-on-esdb-double.js'],
     },
   ],
