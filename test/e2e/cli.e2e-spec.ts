@@ -182,18 +182,19 @@ describe('mds CLI', () => {
 });
 
 describe('mds without the service', () => {
+  /** The modules a fresh Node process has loaded after `script`, and what the script put in `out`. */
+  function loadedBy(script: string): { modules: string[]; out: string } {
+    const whole = `let out = ''; ${script}; process.stdout.write(JSON.stringify({ modules: Object.keys(require.cache), out }));`;
+    return JSON.parse(execFileSync(process.execPath, ['-e', whole], { cwd: ROOT, encoding: 'utf8' })) as { modules: string[]; out: string };
+  }
   /** The modules `mds <args>` loaded (the compiled CLI, as bin/mds.js runs it), and what it printed. */
-  function loaded(args: string[]): { modules: string[]; out: string } {
-    const script = `
+  const loaded = (args: string[]) =>
+    loadedBy(`
       const { buildCli } = require(${JSON.stringify(path.join(ROOT, 'dist/apps/cli/src/main.js'))});
-      let out = '';
       const program = buildCli();
       const quiet = (c) => { c.exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (out += s) }); c.commands.forEach(quiet); };
       quiet(program);
-      try { program.parse(${JSON.stringify(['node', 'mds', ...args])}); } catch {}
-      process.stdout.write(JSON.stringify({ modules: Object.keys(require.cache), out }));`;
-    return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })) as { modules: string[]; out: string };
-  }
+      try { program.parse(${JSON.stringify(['node', 'mds', ...args])}); } catch {}`);
   const service = (modules: string[]) => modules.filter((m) => /node_modules\/(@nestjs|pg|fastify|@eventstore|pino)\/|dist\/(libs|projections)\/|dist\/apps\/(api|outlet-worker)\//.test(m));
 
   it.each([[['--help']], [['users', '--help']], [['users', 'delete', '--help']], [['events', 'read', '--limit', 'many']], [['nope']]])('answers mds %j without loading the service (Nest, pg, the runtime, projections)', (args) => {
@@ -205,8 +206,7 @@ describe('mds without the service', () => {
   it('loads, for a command, no EventStoreDB client, webhook client, pretty printer or Ajv it does not use', () => {
     // What every command on the service loads (Nest, the runtime, the contexts, the projections); each
     // of these took 0.05-0.2 s of CPU at every `mds` start while its log was on PostgreSQL.
-    const script = `require(${JSON.stringify(path.join(ROOT, 'dist/apps/cli/src/cli-context.js'))}); process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
-    const modules = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })) as string[];
+    const { modules } = loadedBy(`require(${JSON.stringify(path.join(ROOT, 'dist/apps/cli/src/cli-context.js'))})`);
     expect(modules.some((m) => m.includes('node_modules/@nestjs/cqrs/'))).toBe(true);
     expect(modules.filter((m) => /node_modules\/(@eventstore|@grpc|undici|pino-pretty|ajv)\//.test(m))).toEqual([]);
   });
